@@ -1,0 +1,268 @@
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Hash is a git object name (SHA-1).
+type Hash = plumbing.Hash
+
+var (
+	// ErrNotARepo means no git repository was found at or above the directory.
+	ErrNotARepo = errors.New("not a git repository (or any parent directory)")
+	// ErrEmptyRepo means HEAD points at a branch with no commits yet.
+	ErrEmptyRepo = errors.New("the repository has no commits yet")
+	// ErrNoSuchRev means a revision did not resolve to a commit.
+	ErrNoSuchRev = errors.New("unknown revision")
+	// ErrNoSuchPath means a path is not in the commit's tree.
+	ErrNoSuchPath = errors.New("path not in commit")
+)
+
+// GitError is a failed git command.
+type GitError struct {
+	Args     []string
+	ExitCode int
+	Stderr   string
+}
+
+func (e *GitError) Error() string {
+	return fmt.Sprintf("git %s: exit %d: %s", strings.Join(e.Args, " "), e.ExitCode, strings.TrimSpace(e.Stderr))
+}
+
+// Repo is an opened repository.
+type Repo struct {
+	repo *git.Repository
+	// GitDir is this worktree's git dir; CommonDir is shared by all worktrees
+	// (where git-kb keeps its data). WorkTree is empty for bare repositories.
+	GitDir, CommonDir, WorkTree string
+}
+
+// Open finds the repository containing dir, as git does: $GIT_DIR if set,
+// else the nearest .git (directory or worktree file) above dir, else dir
+// itself when it is a bare repository.
+func Open(dir string) (*Repo, error) {
+	gitDir, workTree, err := discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	common := gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	openAt := workTree
+	if openAt == "" {
+		openAt = gitDir
+	}
+	r, err := git.PlainOpenWithOptions(openAt, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", openAt, err)
+	}
+	return &Repo{repo: r, GitDir: gitDir, CommonDir: common, WorkTree: workTree}, nil
+}
+
+func discover(dir string) (gitDir, workTree string, err error) {
+	if env := os.Getenv("GIT_DIR"); env != "" {
+		abs, err := filepath.Abs(env)
+		if err != nil {
+			return "", "", err
+		}
+		wt := os.Getenv("GIT_WORK_TREE")
+		if wt == "" && filepath.Base(abs) == ".git" {
+			wt = filepath.Dir(abs)
+		}
+		return abs, wt, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		dotgit := filepath.Join(d, ".git")
+		if fi, err := os.Stat(dotgit); err == nil {
+			if fi.IsDir() {
+				return dotgit, d, nil
+			}
+			b, err := os.ReadFile(dotgit)
+			if err != nil {
+				return "", "", err
+			}
+			line := strings.TrimSpace(string(b))
+			if !strings.HasPrefix(line, "gitdir: ") {
+				return "", "", fmt.Errorf("%s: not a gitdir file", dotgit)
+			}
+			gd := strings.TrimPrefix(line, "gitdir: ")
+			if !filepath.IsAbs(gd) {
+				gd = filepath.Join(d, gd)
+			}
+			return filepath.Clean(gd), d, nil
+		}
+		if isBare(d) {
+			return d, "", nil
+		}
+		if parent := filepath.Dir(d); parent == d {
+			return "", "", fmt.Errorf("%s: %w", abs, ErrNotARepo)
+		}
+	}
+}
+
+func isBare(d string) bool {
+	for _, name := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(d, name)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// KBDir is where git-kb keeps its data: <common git dir>/kb.
+func (r *Repo) KBDir() string { return filepath.Join(r.CommonDir, "kb") }
+
+// Resolve turns a revision (HEAD, a branch, a tag, a SHA prefix, HEAD~3...)
+// into its commit and that commit's tree.
+func (r *Repo) Resolve(ctx context.Context, rev string) (commit, tree Hash, err error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		if rev == "HEAD" && isUnborn(r.repo) {
+			return Hash{}, Hash{}, ErrEmptyRepo
+		}
+		// go-git knows only part of gitrevisions(7); let git have the last word.
+		out, gerr := r.git(ctx, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+		if gerr != nil {
+			return Hash{}, Hash{}, fmt.Errorf("%w %q", ErrNoSuchRev, rev)
+		}
+		h2 := plumbing.NewHash(strings.TrimSpace(string(out)))
+		h = &h2
+	}
+	c, err := r.repo.CommitObject(*h)
+	if err != nil {
+		// A tag object or something else: peel with git.
+		out, gerr := r.git(ctx, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", h.String()+"^{commit}")
+		if gerr != nil {
+			return Hash{}, Hash{}, fmt.Errorf("%w %q: not a commit", ErrNoSuchRev, rev)
+		}
+		if c, err = r.repo.CommitObject(plumbing.NewHash(strings.TrimSpace(string(out)))); err != nil {
+			return Hash{}, Hash{}, fmt.Errorf("read commit for %q: %w", rev, err)
+		}
+	}
+	return c.Hash, c.TreeHash, nil
+}
+
+func isUnborn(r *git.Repository) bool {
+	ref, err := r.Reference(plumbing.HEAD, false)
+	if err != nil {
+		return true
+	}
+	if ref.Type() != plumbing.SymbolicReference {
+		return false
+	}
+	_, err = r.Reference(ref.Target(), true)
+	return errors.Is(err, plumbing.ErrReferenceNotFound)
+}
+
+// CommitInfo is what a citation's reader wants to know about a commit.
+type CommitInfo struct {
+	Hash    Hash
+	Tree    Hash
+	Author  string
+	When    int64 // unix seconds, committer time
+	Subject string
+}
+
+// Commit describes one commit.
+func (r *Repo) Commit(h Hash) (CommitInfo, error) {
+	c, err := r.repo.CommitObject(h)
+	if err != nil {
+		return CommitInfo{}, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	return CommitInfo{Hash: c.Hash, Tree: c.TreeHash, Author: c.Author.Name, When: c.Committer.When.Unix(), Subject: subject}, nil
+}
+
+// FileAt returns the blob of path in commit's tree.
+func (r *Repo) FileAt(commit Hash, path string) (Hash, []byte, error) {
+	c, err := r.repo.CommitObject(commit)
+	if err != nil {
+		return Hash{}, nil, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return Hash{}, nil, fmt.Errorf("read tree of %s: %w", commit, err)
+	}
+	e, err := t.FindEntry(path)
+	if err != nil || !e.Mode.IsFile() {
+		return Hash{}, nil, fmt.Errorf("%s:%s: %w", commit.String()[:12], path, ErrNoSuchPath)
+	}
+	data, err := r.ReadBlob(e.Hash)
+	return e.Hash, data, err
+}
+
+// ReadBlob reads one blob with go-git (no fork; right for a handful).
+func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
+	b, err := r.repo.BlobObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	rd, err := b.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer rd.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(b.Size))
+	if _, err := buf.ReadFrom(rd); err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// git runs the git binary against this repository.
+func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	full := append([]string{"--git-dir", r.GitDir}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	if r.WorkTree != "" {
+		cmd.Dir = r.WorkTree
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, &GitError{Args: args, ExitCode: ee.ExitCode(), Stderr: stderr.String()}
+		}
+		return nil, fmt.Errorf("run git %s: %w", strings.Join(args, " "), err)
+	}
+	return stdout.Bytes(), nil
+}
+
+// Config reads one git config value (empty when unset).
+func (r *Repo) Config(ctx context.Context, key string) (string, error) {
+	out, err := r.git(ctx, nil, "config", "--get", key)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && ge.ExitCode == 1 {
+			return "", nil // unset
+		}
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,126 @@
+package gitx
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Entry is one file of a tree.
+type Entry struct {
+	Path string
+	Blob Hash
+	Mode uint32 // 0100644, 0100755, 0120000 (symlink)
+	Size int64
+}
+
+// ListTree lists every file (blob) of a tree recursively with its size, via
+// `git ls-tree -r -l -z`. Submodules (gitlinks) are left out.
+func (r *Repo) ListTree(ctx context.Context, tree Hash) ([]Entry, error) {
+	out, err := r.git(ctx, nil, "ls-tree", "-r", "-l", "-z", "--full-tree", tree.String())
+	if err != nil {
+		return nil, err
+	}
+	var entries []Entry
+	for len(out) > 0 {
+		i := bytes.IndexByte(out, 0)
+		if i < 0 {
+			i = len(out)
+		}
+		rec := out[:i]
+		out = out[min(i+1, len(out)):]
+		// <mode> SP <type> SP <object> SP+ <size> TAB <path>
+		tab := bytes.IndexByte(rec, '\t')
+		if tab < 0 {
+			return nil, fmt.Errorf("ls-tree: malformed record %q", rec)
+		}
+		f := bytes.Fields(rec[:tab])
+		if len(f) != 4 {
+			return nil, fmt.Errorf("ls-tree: malformed record %q", rec)
+		}
+		if string(f[1]) != "blob" {
+			continue
+		}
+		mode, _ := strconv.ParseUint(string(f[0]), 8, 32)
+		size, _ := strconv.ParseInt(string(f[3]), 10, 64)
+		entries = append(entries, Entry{Path: string(rec[tab+1:]), Blob: plumbing.NewHash(string(f[2])), Mode: uint32(mode), Size: size})
+	}
+	return entries, nil
+}
+
+// ReadBlobs streams the contents of many blobs through one
+// `git cat-file --batch` process, calling fn in the order given.
+func (r *Repo) ReadBlobs(ctx context.Context, blobs []Hash, fn func(h Hash, data []byte) error) error {
+	if len(blobs) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "--git-dir", r.GitDir, "cat-file", "--batch")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start git cat-file: %w", err)
+	}
+	go func() {
+		w := bufio.NewWriter(stdin)
+		for _, h := range blobs {
+			if _, err := w.WriteString(h.String() + "\n"); err != nil {
+				break
+			}
+		}
+		w.Flush()
+		stdin.Close()
+	}()
+	rd := bufio.NewReaderSize(stdout, 1<<16)
+	var ferr error
+	for _, h := range blobs {
+		header, err := rd.ReadString('\n')
+		if err != nil {
+			ferr = fmt.Errorf("cat-file: read header for %s: %w", h, err)
+			break
+		}
+		f := bytes.Fields([]byte(header))
+		if len(f) == 2 && string(f[1]) == "missing" {
+			ferr = fmt.Errorf("cat-file: blob %s missing", h)
+			break
+		}
+		if len(f) != 3 {
+			ferr = fmt.Errorf("cat-file: malformed header %q", header)
+			break
+		}
+		size, _ := strconv.Atoi(string(f[2]))
+		data := make([]byte, size+1) // content plus the trailing LF
+		if _, err := io.ReadFull(rd, data); err != nil {
+			ferr = fmt.Errorf("cat-file: read %s: %w", h, err)
+			break
+		}
+		if err := fn(h, data[:size]); err != nil {
+			ferr = err
+			break
+		}
+	}
+	if ferr != nil {
+		cancel()
+		_ = cmd.Wait()
+		return ferr
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git cat-file: %w: %s", err, stderr.String())
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package segment
+
+import (
+	_ "embed"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/go-ego/gse"
+)
+
+// zhdict is gse's simplified-Chinese dictionary reduced to Han-only words,
+// sorted by bytes: a "#total\t<F>" header line, then "word\tfreq" lines.
+//
+//go:embed zhdict.txt
+var zhdict string
+
+// table is a read-only view of zhdict that answers prefix queries by binary
+// search, without parsing the 4 MB file.
+type table struct {
+	body   string  // zhdict without the header line
+	total  float64 // gse's total frequency for the full dictionary
+	maxLen int     // longest word, in runes
+}
+
+var loadTable = sync.OnceValue(func() *table {
+	nl := strings.IndexByte(zhdict, '\n')
+	header := strings.Split(zhdict[:nl], "\t") // "#total", total, max word length
+	if len(header) != 3 || header[0] != "#total" {
+		panic("segment: corrupt embedded dictionary header") // build-time invariant
+	}
+	total, err1 := strconv.ParseFloat(header[1], 64)
+	maxLen, err2 := strconv.Atoi(header[2])
+	if err1 != nil || err2 != nil {
+		panic("segment: corrupt embedded dictionary header") // build-time invariant
+	}
+	return &table{body: zhdict[nl+1:], total: total, maxLen: maxLen}
+})
+
+// lineAt returns the line containing byte offset off, and the offset just past it.
+func (t *table) lineAt(off int) (word, freq string, next int) {
+	start := strings.LastIndexByte(t.body[:off], '\n') + 1
+	end := start + strings.IndexByte(t.body[start:], '\n')
+	line := t.body[start:end]
+	tab := strings.IndexByte(line, '\t')
+	return line[:tab], line[tab+1:], end + 1
+}
+
+// lowerBound returns the first word >= key, or "" at the end of the table.
+func (t *table) lowerBound(key string) (word, freq string) {
+	lo, hi := 0, len(t.body) // invariant: every line starting before lo is < key
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		w, _, next := t.lineAt(mid)
+		if w < key {
+			lo = next
+		} else {
+			// The line containing mid is >= key; continue left of its start.
+			hi = strings.LastIndexByte(t.body[:mid], '\n') + 1
+		}
+	}
+	if lo >= len(t.body) {
+		return "", ""
+	}
+	w, f, _ := t.lineAt(lo)
+	return w, f
+}
+
+// wordsIn adds to dst every dictionary word that occurs in the Han run s.
+func (t *table) wordsIn(s string, dst map[string]string) {
+	for i := 0; i < len(s); {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		end := i
+		for n := 0; n < t.maxLen && end < len(s); n++ {
+			_, sz := utf8.DecodeRuneInString(s[end:])
+			end += sz
+			key := s[i:end]
+			if _, seen := dst[key]; seen {
+				continue
+			}
+			w, f := t.lowerBound(key)
+			if w == key {
+				dst[key] = f
+			} else if !strings.HasPrefix(w, key) {
+				break // no dictionary word starts with key, nor with anything longer
+			}
+		}
+		i += size
+	}
+}
+
+// fillerWord cannot occur in a Han run, so it never matches; it only carries
+// the frequency that keeps the tiny dictionary's total equal to the full one.
+const fillerWord = "\uE000\uE001"
+
+// tinySegmenter builds a gse segmenter whose dictionary holds only the words
+// occurring in runs. It segments those runs exactly as the full dictionary.
+func (t *table) tinySegmenter(runs []string) *gse.Segmenter {
+	words := make(map[string]string)
+	for _, r := range runs {
+		t.wordsIn(r, words)
+	}
+	var b strings.Builder
+	sum := 0.0
+	for w, f := range words {
+		v, _ := strconv.ParseFloat(f, 64)
+		sum += v
+		b.WriteString(w)
+		b.WriteByte(' ')
+		b.WriteString(f)
+		b.WriteByte('\n')
+	}
+	b.WriteString(fillerWord + " ")
+	b.WriteString(strconv.FormatFloat(t.total-sum, 'g', -1, 64))
+	seg := &gse.Segmenter{SkipLog: true, NotLoadHMM: true}
+	_ = seg.LoadDictStr(b.String()) // LoadDictStr never fails on a string
+	return seg
+}
+
+// fullSegmenter loads the whole table into gse, once per process.
+var fullSegmenter = sync.OnceValue(func() *gse.Segmenter {
+	t := loadTable()
+	var b strings.Builder
+	b.Grow(len(t.body))
+	sum := 0.0
+	for rest := t.body; rest != ""; {
+		i := strings.IndexByte(rest, '\n')
+		line := rest[:i]
+		tab := strings.IndexByte(line, '\t')
+		v, _ := strconv.ParseFloat(line[tab+1:], 64)
+		sum += v
+		b.WriteString(line[:tab])
+		b.WriteByte(' ')
+		b.WriteString(line[tab+1:])
+		b.WriteByte('\n')
+		rest = rest[i+1:]
+	}
+	b.WriteString(fillerWord + " ")
+	b.WriteString(strconv.FormatFloat(t.total-sum, 'g', -1, 64))
+	seg := &gse.Segmenter{SkipLog: true, NotLoadHMM: true}
+	_ = seg.LoadDictStr(b.String())
+	return seg
+})
