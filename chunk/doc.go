@@ -1,0 +1,56 @@
+// Package chunk splits one file's text into retrievable chunks with exact
+// 1-based line ranges: Markdown by front-matter and heading sections, Go by
+// declarations (go/parser), other common languages by declaration patterns,
+// everything else by paragraph-aware line windows. Long pieces are split at
+// paragraph and sentence boundaries with ~15% overlap.
+//
+// It must not import store, gitx or segment: bytes in, chunks out.
+package chunk
+
+// Target and Max bound a chunk's size in bytes. ~2 KB is ~600 Chinese
+// characters or ~500 tokens: one topic, small enough to cite precisely and
+// to embed later without truncation.
+const (
+	Target  = 2000
+	Max     = 3000
+	overlap = Target * 15 / 100
+	// tiny pieces (a lone heading, a one-line const) are merged with a
+	// neighbour rather than indexed alone.
+	tiny = 200
+)
+
+// Chunk is one retrievable piece of a file.
+type Chunk struct {
+	StartLine, EndLine int      // 1-based, inclusive
+	Heading            string   // Markdown heading path ("A > B") or a code declaration's first line
+	Symbols            []string // names declared in the chunk (code)
+	Text               string
+}
+
+// Doc is a chunked file.
+type Doc struct {
+	Lang   string            // markdown, go, python, ..., text
+	Title  string            // front-matter title or first H1
+	Meta   map[string]string // front-matter: owner, tags, confidence, last_reviewed, ...
+	Chunks []Chunk
+}
+
+// Split chunks a file. text must be valid UTF-8 (the caller decodes).
+func Split(path, text string) Doc {
+	lang := Lang(path)
+	var d Doc
+	switch lang {
+	case "markdown":
+		d = splitMarkdown(text)
+	case "go":
+		d = splitGo(text)
+	default:
+		if p, ok := declPatterns[lang]; ok {
+			d = splitByDecls(text, p)
+		} else {
+			d = Doc{Chunks: windows(lines(text), 0, "")}
+		}
+	}
+	d.Lang = lang
+	return d
+}

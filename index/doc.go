@@ -1,0 +1,21 @@
+// Package index is the indexing pipeline: the tree of a commit -> filter ->
+// blobs never indexed before -> decode -> chunk -> analyze -> one new store
+// segment -> a published view of the tree.
+//
+// Work is content-addressed: a blob is chunked and analyzed once per
+// pipeline version, whatever path, branch or commit it appears under, so
+// re-indexing a commit reads nothing and a one-file commit reads one blob.
+//
+// The database is held read-write only to write the new segment and
+// publish the view, so searches keep answering from the previous view for
+// all but that short window. A lock file keeps indexers one at a time.
+//
+// It must not import search, mcp, hooks or cmd. Progress is reported through
+// Options.Progress; the package never prints.
+package index
+
+// PipelineVersion changes whenever chunking or analysis output changes, so
+// that derived data of an older pipeline is never mixed with the new one.
+//
+//	1: initial chunker (markdown/go/patterns/windows) and gse analyzer
+const PipelineVersion = 1

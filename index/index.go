@@ -1,0 +1,523 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/store"
+)
+
+// Options control a run.
+type Options struct {
+	Rev string // default HEAD
+	// MaxFileSize overrides kb.maxFileSize; 0 reads git config (default 1 MiB).
+	MaxFileSize int64
+	// Wait bounds how long to wait for another indexer or for the database.
+	Wait time.Duration
+	// OnWait is told what is being waited for, once per wait.
+	OnWait func(what string)
+	// Progress receives events while blobs are processed.
+	Progress func(Event)
+	// Version goes into the index's format record.
+	Version string
+}
+
+// Event reports progress.
+type Event struct {
+	Phase       string // "read", "write"
+	Done, Total int    // blobs
+	Bytes       int64
+}
+
+// Stats describe a run.
+type Stats struct {
+	Commit         string             `json:"commit"`
+	Tree           string             `json:"tree"`
+	AlreadyIndexed bool               `json:"already_indexed"`
+	Files          int                `json:"files"`   // files in the tree
+	Indexed        int                `json:"indexed"` // files with chunks in the view
+	Skipped        map[string]int     `json:"skipped"`
+	BlobsNew       int                `json:"blobs_new"`
+	BlobsReused    int                `json:"blobs_reused"`
+	BytesRead      int64              `json:"bytes_read"`
+	Chunks         int                `json:"chunks"`     // chunks in the view
+	NewChunks      int                `json:"new_chunks"` // chunks made by this run
+	Terms          int                `json:"terms"`      // term occurrences analyzed by this run
+	UniqueTerms    int                `json:"unique_terms"`
+	Seconds        float64            `json:"seconds"`
+	Timings        map[string]float64 `json:"timings_ms"`
+}
+
+type timer struct {
+	mu sync.Mutex
+	m  map[string]time.Duration
+}
+
+func (t *timer) add(stage string, d time.Duration) {
+	t.mu.Lock()
+	t.m[stage] += d
+	t.mu.Unlock()
+}
+
+func (t *timer) since(stage string, start time.Time) { t.add(stage, time.Since(start)) }
+
+// Run indexes the tree of a commit.
+func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
+	began := time.Now()
+	tm := &timer{m: map[string]time.Duration{}}
+	st := &Stats{Skipped: map[string]int{}}
+	defer func() {
+		st.Seconds = time.Since(began).Seconds()
+		st.Timings = map[string]float64{}
+		for k, v := range tm.m {
+			st.Timings[k] = float64(v.Microseconds()) / 1000
+		}
+	}()
+	onWait := func(what string) func() {
+		return func() {
+			if o.OnWait != nil {
+				o.OnWait(what)
+			}
+		}
+	}
+
+	t0 := time.Now()
+	commit, tree, err := repo.Resolve(ctx, o.Rev)
+	if err != nil {
+		return st, err
+	}
+	st.Commit, st.Tree = commit.String(), tree.String()
+	tm.since("resolve", t0)
+
+	t0 = time.Now()
+	release, err := lockIndex(ctx, repo.KBDir(), o.Wait, onWait("another git kb index to finish"))
+	if err != nil {
+		return st, err
+	}
+	defer release()
+	tm.since("lock", t0)
+
+	dbDir := DBDir(repo)
+	storeOpts := store.Options{Wait: o.Wait, OnWait: onWait("searches to release the index"), Pipeline: PipelineVersion, CreatedBy: "git-kb " + o.Version}
+
+	// Read phase: read-only, so searches are not locked out.
+	t0 = time.Now()
+	ro := storeOpts
+	ro.ReadOnly = true
+	db, err := store.Open(ctx, dbDir, ro)
+	if errors.Is(err, store.ErrNoIndex) {
+		db, err = store.Open(ctx, dbDir, storeOpts) // first run: create
+	}
+	if err != nil {
+		return st, err
+	}
+	tm.since("open", t0)
+	if v, err := db.View(tree); err == nil {
+		st.AlreadyIndexed = true
+		st.Files, st.Indexed, st.Chunks, st.Skipped = v.Stats.Files, v.Stats.Indexed, int(v.Chunks), v.Stats.Skipped
+		_, rerr := db.Ref(commit)
+		db.Close()
+		if rerr == nil {
+			return st, nil
+		}
+		// Same tree, new commit (e.g. an amended message): record the ref only.
+		return st, publish(ctx, dbDir, storeOpts, nil, tree, nil, commit)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		db.Close()
+		return st, err
+	}
+
+	t0 = time.Now()
+	entries, err := repo.ListTree(ctx, tree)
+	if err != nil {
+		db.Close()
+		return st, err
+	}
+	st.Files = len(entries)
+	maxSize := o.MaxFileSize
+	if maxSize == 0 {
+		if maxSize, err = configSize(ctx, repo); err != nil {
+			db.Close()
+			return st, err
+		}
+	}
+	kbignore := ""
+	if _, b, err := repo.FileAt(commit, ".kbignore"); err == nil {
+		kbignore = string(b)
+	}
+	f := newFilter(maxSize, kbignore)
+	var files []gitx.Entry
+	for _, e := range entries {
+		if why := f.skip(e.Path, e.Mode, e.Size); why != "" {
+			st.Skipped[why]++
+			continue
+		}
+		files = append(files, e)
+	}
+	tm.since("list tree", t0)
+
+	t0 = time.Now()
+	segs, err := db.Segments()
+	if err == nil {
+		var headers map[store.SHA]store.BlobHeader
+		headers, err = db.BlobHeaders(PipelineVersion, uniqueBlobs(files), segs)
+		if err == nil {
+			err = db.Close()
+			tm.since("lookup", t0)
+			return st, build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, files, headers)
+		}
+	}
+	db.Close()
+	return st, err
+}
+
+// DBDir is where the database of a repository lives.
+func DBDir(repo *gitx.Repo) string { return repo.KBDir() + "/db" }
+
+func configSize(ctx context.Context, repo *gitx.Repo) (int64, error) {
+	v, err := repo.Config(ctx, "kb.maxFileSize")
+	if err != nil || v == "" {
+		return DefaultMaxFileSize, err
+	}
+	n, err := parseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("git config kb.maxFileSize=%q: %w", v, err)
+	}
+	return n, nil
+}
+
+// parseSize reads git-style sizes: 1048576, 512k, 2m, 1g.
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult = 1 << 10
+	case 'm', 'M':
+		mult = 1 << 20
+	case 'g', 'G':
+		mult = 1 << 30
+	}
+	if mult > 1 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("not a size (want e.g. 1048576, 512k, 2m)")
+	}
+	return n * mult, nil
+}
+
+func uniqueBlobs(files []gitx.Entry) []store.SHA {
+	seen := map[store.SHA]bool{}
+	var out []store.SHA
+	for _, e := range files {
+		if !seen[e.Blob] {
+			seen[e.Blob] = true
+			out = append(out, e.Blob)
+		}
+	}
+	return out
+}
+
+// analyzed is one blob after decode, chunk and analysis.
+type analyzed struct {
+	blob   store.SHA
+	header store.BlobHeader
+	meta   *store.BlobMeta
+	chunks [][]termTF // per chunk: its terms, sorted
+	lens   []uint32   // per chunk: body length
+	terms  int
+}
+
+type termTF struct {
+	term string
+	tf   [store.NumFields]uint16
+}
+
+func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats, storeOpts store.Options, dbDir string,
+	commit, tree gitx.Hash, files []gitx.Entry, headers map[store.SHA]store.BlobHeader) error {
+	// Blobs to read, first path wins for language detection.
+	var todo []gitx.Hash
+	pathOf := map[store.SHA]string{}
+	var todoBytes int64
+	for _, e := range files {
+		if _, done := headers[e.Blob]; done {
+			continue
+		}
+		if _, dup := pathOf[e.Blob]; dup {
+			continue
+		}
+		pathOf[e.Blob] = e.Path
+		todo = append(todo, e.Blob)
+		todoBytes += e.Size
+	}
+	st.BlobsNew = len(todo)
+	st.BlobsReused = len(uniqueBlobs(files)) - len(todo)
+
+	// Pick the dictionary by volume: a full load pays off on big runs only.
+	an := segment.Tiny()
+	if segment.FullWorthIt(int(todoBytes / 2)) {
+		an = segment.Full()
+	}
+
+	type job struct {
+		i    int
+		blob gitx.Hash
+		data []byte
+	}
+	results := make([]*analyzed, len(todo))
+	jobs := make(chan job, 16)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results[j.i] = analyze(an, tm, pathOf[j.blob], j.blob, j.data)
+			}
+		}()
+	}
+	t0 := time.Now()
+	done := 0
+	readErr := repo.ReadBlobs(ctx, todo, func(h gitx.Hash, data []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st.BytesRead += int64(len(data))
+		jobs <- job{i: done, blob: h, data: data}
+		done++
+		if o.Progress != nil {
+			o.Progress(Event{Phase: "index", Done: done, Total: len(todo), Bytes: st.BytesRead})
+		}
+		return nil
+	})
+	close(jobs)
+	wg.Wait()
+	tm.since("read+analyze (wall)", t0)
+	if readErr != nil {
+		return readErr // nothing was written: the previous view stays
+	}
+
+	// Assign segment-local chunk ordinals in blob order and invert.
+	t0 = time.Now()
+	postings := map[string][]store.Posting{}
+	var lens []uint32
+	for _, r := range results {
+		r.header.First = uint32(len(lens))
+		for ci, terms := range r.chunks {
+			for _, t := range terms {
+				postings[t.term] = append(postings[t.term], store.Posting{Chunk: r.header.First + uint32(ci), TF: t.tf})
+			}
+		}
+		lens = append(lens, r.lens...)
+		st.Terms += r.terms
+		r.chunks = nil
+	}
+	st.NewChunks = len(lens)
+	st.UniqueTerms = len(postings)
+	tm.since("invert", t0)
+
+	// Write phase: the only time the database is held read-write.
+	t0 = time.Now()
+	db, err := store.Open(ctx, dbDir, storeOpts)
+	if err != nil {
+		return err
+	}
+	tm.since("open rw", t0)
+	t0 = time.Now()
+	var seg *store.Segment
+	if len(results) > 0 {
+		id, first, err := db.AllocSegment(uint32(len(lens)))
+		if err != nil {
+			db.Close()
+			return err
+		}
+		seg = &store.Segment{ID: id, First: first, N: uint32(len(lens))}
+		if err := writeSegment(ctx, db, seg, postings, lens, results, o.Progress); err != nil {
+			db.Close()
+			return err
+		}
+		for _, r := range results {
+			r.header.Seg = id
+			r.header.First += first
+			headers[r.blob] = r.header
+		}
+	}
+	tm.since("write", t0)
+
+	t0 = time.Now()
+	v := &store.View{Created: time.Now(), Stats: store.ViewStats{Files: st.Files, Skipped: st.Skipped}}
+	for _, e := range files {
+		h := headers[e.Blob]
+		if h.Skip != store.SkipNone {
+			st.Skipped[SkipBinary]++
+			continue
+		}
+		if h.N == 0 {
+			st.Skipped[SkipEmpty]++
+			continue
+		}
+		v.Entries = append(v.Entries, store.ViewEntry{Path: e.Path, Blob: e.Blob, Seg: h.Seg, First: h.First, N: h.N})
+		v.Stats.Bytes += e.Size
+	}
+	sort.Slice(v.Entries, func(i, j int) bool {
+		a, b := v.Entries[i], v.Entries[j]
+		return a.First < b.First || a.First == b.First && a.Path < b.Path
+	})
+	counted := map[store.SHA]bool{}
+	for _, e := range v.Entries {
+		if counted[e.Blob] { // the same blob at two paths is one set of chunks
+			continue
+		}
+		counted[e.Blob] = true
+		h := headers[e.Blob]
+		v.Chunks += h.N
+		for f := range v.FieldLen {
+			v.FieldLen[f] += uint64(h.FieldLen[f])
+		}
+	}
+	v.Stats.Indexed = len(v.Entries)
+	st.Indexed, st.Chunks = v.Stats.Indexed, int(v.Chunks)
+	err = db.Publish(seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	tm.since("publish", t0)
+	return err
+}
+
+func writeSegment(ctx context.Context, db *store.DB, seg *store.Segment, postings map[string][]store.Posting, lens []uint32, results []*analyzed, progress func(Event)) error {
+	b := db.NewBatch(PipelineVersion)
+	defer b.Cancel()
+	total := len(postings)
+	n := 0
+	for term, ps := range postings {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if progress != nil {
+				progress(Event{Phase: "write", Done: n, Total: total})
+			}
+		}
+		n++
+		for i := range ps {
+			ps[i].Chunk += seg.First
+		}
+		if err := b.Postings(term, seg.ID, store.EncodePostings(ps)); err != nil {
+			return fmt.Errorf("write postings: %w", err)
+		}
+	}
+	if err := b.Lengths(seg.ID, lens); err != nil {
+		return fmt.Errorf("write lengths: %w", err)
+	}
+	for _, r := range results {
+		h := r.header
+		h.Seg, h.First = seg.ID, h.First+seg.First
+		if err := b.Blob(r.blob, h, r.meta); err != nil {
+			return fmt.Errorf("write blob record: %w", err)
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("write segment %d: %w", seg.ID, err)
+	}
+	if progress != nil {
+		progress(Event{Phase: "write", Done: total, Total: total})
+	}
+	return nil
+}
+
+// publish records a ref (and optionally a view) without a new segment.
+func publish(ctx context.Context, dbDir string, o store.Options, seg *store.Segment, tree gitx.Hash, v *store.View, commit gitx.Hash) error {
+	db, err := store.Open(ctx, dbDir, o)
+	if err != nil {
+		return err
+	}
+	err = db.Publish(seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// analyze decodes, chunks and analyzes one blob.
+func analyze(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data []byte) *analyzed {
+	r := &analyzed{blob: blob}
+	t0 := time.Now()
+	text, enc, binary := chunk.Decode(data)
+	if binary {
+		r.header.Skip = store.SkipBinary
+		return r
+	}
+	doc := chunk.Split(path, text)
+	tm.since("chunk", t0)
+
+	t0 = time.Now()
+	r.meta = &store.BlobMeta{Lang: doc.Lang, Title: doc.Title, Meta: doc.Meta, Encoding: enc}
+	pathTerms := an.Terms(path)
+	unique := map[string]bool{}
+	for _, c := range doc.Chunks {
+		sum := sha256.Sum256([]byte(c.Text))
+		r.meta.Chunks = append(r.meta.Chunks, store.ChunkMeta{Start: c.StartLine, End: c.EndLine, Heading: c.Heading, Symbols: c.Symbols, Hash: hex.EncodeToString(sum[:12])})
+		tf := map[string]*[store.NumFields]uint16{}
+		count := func(field int, terms []string) int {
+			for _, t := range terms {
+				p := tf[t]
+				if p == nil {
+					p = new([store.NumFields]uint16)
+					tf[t] = p
+				}
+				if p[field] < 65535 {
+					p[field]++
+				}
+			}
+			return len(terms)
+		}
+		body := count(store.FieldBody, an.Terms(c.Text))
+		lens := [store.NumFields]int{store.FieldBody: body}
+		lens[store.FieldHeading] = count(store.FieldHeading, an.Terms(doc.Title+"\n"+c.Heading))
+		lens[store.FieldPath] = count(store.FieldPath, pathTerms)
+		if len(c.Symbols) > 0 {
+			lens[store.FieldSymbol] = count(store.FieldSymbol, an.Terms(joinSymbols(c.Symbols)))
+		}
+		terms := make([]termTF, 0, len(tf))
+		for t, p := range tf {
+			terms = append(terms, termTF{t, *p})
+			unique[t] = true
+		}
+		r.chunks = append(r.chunks, terms)
+		r.lens = append(r.lens, uint32(body))
+		for f, l := range lens {
+			r.header.FieldLen[f] += uint32(l)
+		}
+		r.terms += body
+	}
+	r.header.N = uint32(len(doc.Chunks))
+	r.header.UniqueTerm = uint32(len(unique))
+	tm.since("analyze", t0)
+	return r
+}
+
+func joinSymbols(s []string) string {
+	n := 0
+	for _, x := range s {
+		n += len(x) + 1
+	}
+	b := make([]byte, 0, n)
+	for _, x := range s {
+		b = append(b, x...)
+		b = append(b, ' ')
+	}
+	return string(b)
+}

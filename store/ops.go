@@ -1,0 +1,321 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// View returns the view of a tree, or ErrNotFound.
+func (d *DB) View(tree SHA) (*View, error) {
+	var v *View
+	err := d.db.View(func(txn *badger.Txn) error {
+		b, err := get(txn, viewKey(tree))
+		if err != nil {
+			return err
+		}
+		v, err = decodeView(b)
+		return err
+	})
+	return v, err
+}
+
+// Ref returns what is known of an indexed commit, or ErrNotFound.
+func (d *DB) Ref(commit SHA) (Ref, error) {
+	var r Ref
+	err := d.db.View(func(txn *badger.Txn) error {
+		b, err := get(txn, refKey(commit))
+		if err != nil {
+			return err
+		}
+		return decodeRef(commit, b, &r)
+	})
+	return r, err
+}
+
+func decodeRef(commit SHA, b []byte, r *Ref) error {
+	if len(b) < 20 {
+		return errShort
+	}
+	r.Commit = commit
+	copy(r.Tree[:], b[:20])
+	t, _ := binary.Varint(b[20:])
+	r.Indexed = time.Unix(t, 0)
+	return nil
+}
+
+// Refs lists every indexed commit, newest first.
+func (d *DB) Refs() ([]Ref, error) {
+	var refs []Ref
+	err := d.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte("r/"), PrefetchValues: true})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var c SHA
+			copy(c[:], it.Item().Key()[2:])
+			var r Ref
+			if err := it.Item().Value(func(b []byte) error { return decodeRef(c, b, &r) }); err != nil {
+				return err
+			}
+			refs = append(refs, r)
+		}
+		return nil
+	})
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Indexed.After(refs[j].Indexed) })
+	return refs, err
+}
+
+// Segments returns the committed segments.
+func (d *DB) Segments() (map[uint32]Segment, error) {
+	segs := map[uint32]Segment{}
+	err := d.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte("s/"), PrefetchValues: true})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			id := binary.BigEndian.Uint32(it.Item().Key()[2:])
+			err := it.Item().Value(func(b []byte) error {
+				r := reader{b: b}
+				segs[id] = Segment{ID: id, First: uint32(r.uvarint()), N: uint32(r.uvarint())}
+				return r.err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return segs, err
+}
+
+// BlobHeaders returns the headers of those blobs already indexed under
+// pipeline pv in a committed segment.
+func (d *DB) BlobHeaders(pv byte, blobs []SHA, committed map[uint32]Segment) (map[SHA]BlobHeader, error) {
+	out := make(map[SHA]BlobHeader)
+	err := d.db.View(func(txn *badger.Txn) error {
+		for _, b := range blobs {
+			v, err := get(txn, blobKey(pv, b))
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			h, err := decodeBlobHeader(v)
+			if err != nil {
+				return fmt.Errorf("blob header %x: %w", b, err)
+			}
+			if _, ok := committed[h.Seg]; ok {
+				out[b] = h
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// BlobMeta returns the chunk descriptions of a blob.
+func (d *DB) BlobMeta(pv byte, blob SHA) (*BlobMeta, error) {
+	var m BlobMeta
+	err := d.db.View(func(txn *badger.Txn) error { return getJSON(txn, metaKey(pv, blob), &m) })
+	if err != nil {
+		return nil, fmt.Errorf("chunk metadata of blob %x: %w", blob, err)
+	}
+	return &m, nil
+}
+
+// Lengths returns the body length of each chunk of a segment.
+func (d *DB) Lengths(pv byte, seg uint32) ([]uint32, error) {
+	var ls []uint32
+	err := d.db.View(func(txn *badger.Txn) error {
+		b, err := get(txn, lengthsKey(pv, seg))
+		if err != nil {
+			return err
+		}
+		r := reader{b: b}
+		n := int(r.uvarint())
+		if n > len(b) {
+			return errShort
+		}
+		ls = make([]uint32, n)
+		for i := range ls {
+			ls[i] = uint32(r.uvarint())
+		}
+		return r.err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("chunk lengths of segment %d: %w", seg, err)
+	}
+	return ls, nil
+}
+
+// Postings calls fn with the encoded postings of term in each of segs.
+func (d *DB) Postings(pv byte, term string, segs map[uint32]bool, fn func(seg uint32, data []byte) error) error {
+	prefix := postingPrefix(pv, term)
+	return d.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: false})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			if len(k) != len(prefix)+4 {
+				continue
+			}
+			seg := binary.BigEndian.Uint32(k[len(prefix):])
+			if !segs[seg] {
+				continue
+			}
+			if err := it.Item().Value(func(b []byte) error { return fn(seg, b) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// AllocSegment reserves a fresh segment id and a range of n chunk ordinals,
+// durably, before anything is written under them: a crash afterwards can
+// only leave unreachable data, never reuse an id.
+func (d *DB) AllocSegment(n uint32) (seg, first uint32, err error) {
+	err = d.db.Update(func(txn *badger.Txn) error {
+		b, err := get(txn, []byte("m/seq"))
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		seg, first = 1, 0
+		if len(b) == 8 {
+			seg, first = binary.BigEndian.Uint32(b), binary.BigEndian.Uint32(b[4:])
+		}
+		if uint64(first)+uint64(n) > 1<<32-1 {
+			return fmt.Errorf("chunk ordinals exhausted; run `git kb reset`")
+		}
+		nb := make([]byte, 8)
+		binary.BigEndian.PutUint32(nb, seg+1)
+		binary.BigEndian.PutUint32(nb[4:], first+n)
+		return txn.Set([]byte("m/seq"), nb)
+	})
+	return seg, first, err
+}
+
+// Batch writes a segment's bulk data. Nothing written through it is visible
+// until Publish commits the segment.
+type Batch struct {
+	wb *badger.WriteBatch
+	pv byte
+}
+
+// NewBatch starts a bulk write for pipeline pv.
+func (d *DB) NewBatch(pv byte) *Batch { return &Batch{wb: d.db.NewWriteBatch(), pv: pv} }
+
+// Postings stores the encoded postings of term in seg.
+func (b *Batch) Postings(term string, seg uint32, data []byte) error {
+	return b.wb.Set(postingKey(b.pv, term, seg), data)
+}
+
+// Lengths stores the body length of each chunk of seg.
+func (b *Batch) Lengths(seg uint32, ls []uint32) error {
+	buf := binary.AppendUvarint(nil, uint64(len(ls)))
+	for _, l := range ls {
+		buf = binary.AppendUvarint(buf, uint64(l))
+	}
+	return b.wb.Set(lengthsKey(b.pv, seg), buf)
+}
+
+// Blob stores what a blob became.
+func (b *Batch) Blob(blob SHA, h BlobHeader, m *BlobMeta) error {
+	if m != nil {
+		mb, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		if err := b.wb.Set(metaKey(b.pv, blob), mb); err != nil {
+			return err
+		}
+	}
+	return b.wb.Set(blobKey(b.pv, blob), h.encode())
+}
+
+// Flush writes everything and ends the batch.
+func (b *Batch) Flush() error { return b.wb.Flush() }
+
+// Cancel abandons the batch.
+func (b *Batch) Cancel() { b.wb.Cancel() }
+
+// Publish makes a view visible in one transaction: the segment's commit
+// marker (if a segment was written), the view of the tree and the ref of
+// the commit. Readers see all of it or none of it.
+func (d *DB) Publish(seg *Segment, tree SHA, v *View, ref Ref) error {
+	return d.db.Update(func(txn *badger.Txn) error {
+		if seg != nil {
+			b := binary.AppendUvarint(nil, uint64(seg.First))
+			b = binary.AppendUvarint(b, uint64(seg.N))
+			if err := txn.Set(segKey(seg.ID), b); err != nil {
+				return err
+			}
+		}
+		if v != nil {
+			if err := txn.Set(viewKey(tree), v.encode()); err != nil {
+				return err
+			}
+		}
+		rb := append(append([]byte(nil), ref.Tree[:]...), binary.AppendVarint(nil, ref.Indexed.Unix())...)
+		return txn.Set(refKey(ref.Commit), rb)
+	})
+}
+
+// Posting is one chunk's term frequencies for one term, per field.
+type Posting struct {
+	Chunk uint32
+	TF    [NumFields]uint16
+}
+
+// EncodePostings encodes postings sorted by chunk: count, then per posting
+// the chunk delta, a field bitmask and the non-zero frequencies.
+func EncodePostings(ps []Posting) []byte {
+	b := make([]byte, 0, 4+len(ps)*3)
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	prev := uint32(0)
+	for _, p := range ps {
+		b = binary.AppendUvarint(b, uint64(p.Chunk-prev))
+		prev = p.Chunk
+		var mask byte
+		for f, tf := range p.TF {
+			if tf > 0 {
+				mask |= 1 << f
+			}
+		}
+		b = append(b, mask)
+		for _, tf := range p.TF {
+			if tf > 0 {
+				b = binary.AppendUvarint(b, uint64(tf))
+			}
+		}
+	}
+	return b
+}
+
+// DecodePostings appends the postings in data to dst.
+func DecodePostings(dst []Posting, data []byte) ([]Posting, error) {
+	r := reader{b: data}
+	n := int(r.uvarint())
+	if n > len(data) {
+		return dst, errShort
+	}
+	prev := uint32(0)
+	for i := 0; i < n && r.err == nil; i++ {
+		var p Posting
+		p.Chunk = prev + uint32(r.uvarint())
+		prev = p.Chunk
+		mask := r.byte()
+		for f := 0; f < NumFields; f++ {
+			if mask&(1<<f) != 0 {
+				p.TF[f] = uint16(r.uvarint())
+			}
+		}
+		dst = append(dst, p)
+	}
+	return dst, r.err
+}

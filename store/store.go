@@ -1,0 +1,223 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// FormatVersion is the key layout version.
+//
+//	1: initial layout (see doc.go)
+const FormatVersion = 1
+
+// MinReader is the oldest reader format that can read what this version writes.
+const MinReader = 1
+
+var (
+	// ErrFormatTooNew means the index was written by a newer git-kb.
+	ErrFormatTooNew = errors.New("index format is newer than this git-kb")
+	// ErrFormatTooOld means the index must be rebuilt (delete it and re-index).
+	ErrFormatTooOld = errors.New("index format is too old")
+	// ErrNotFound means a record does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrLocked means another process held the database past the wait time.
+	ErrLocked = errors.New("index is locked by another git-kb process")
+	// ErrNoIndex means the database does not exist yet.
+	ErrNoIndex = errors.New("no index yet")
+)
+
+// FormatInfo is the m/format record.
+type FormatInfo struct {
+	Format    int    `json:"format"`
+	Pipeline  int    `json:"pipeline"`
+	MinReader int    `json:"min_reader"`
+	CreatedBy string `json:"created_by"`
+}
+
+// SHA is an opaque 20-byte object name.
+type SHA = [20]byte
+
+// DB is an open index.
+type DB struct {
+	db       *badger.DB
+	dir      string
+	readOnly bool
+	Format   FormatInfo
+}
+
+// Options control Open.
+type Options struct {
+	ReadOnly bool
+	// Wait is how long to retry while another process holds the lock.
+	Wait time.Duration
+	// OnWait is called once if Open has to wait.
+	OnWait func()
+	// Pipeline and CreatedBy go into m/format when the index is created.
+	Pipeline  int
+	CreatedBy string
+}
+
+// Open opens (read-write: creating) the database in dir.
+func Open(ctx context.Context, dir string, o Options) (*DB, error) {
+	if o.ReadOnly {
+		if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
+			return nil, ErrNoIndex
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create index dir: %w", err)
+	}
+	opts := badger.DefaultOptions(dir).
+		WithLogger(nil).
+		WithMemTableSize(16 << 20).
+		WithValueLogFileSize(16 << 20).
+		WithNumMemtables(2).
+		WithNumLevelZeroTables(2).
+		WithNumLevelZeroTablesStall(8).
+		WithNumCompactors(2).
+		WithBlockCacheSize(32 << 20).
+		WithValueThreshold(1 << 10).
+		WithReadOnly(o.ReadOnly)
+	delay := 25 * time.Millisecond
+	deadline := time.Now().Add(o.Wait)
+	waited, recovered := false, false
+	for {
+		bdb, err := badger.Open(opts)
+		if err == nil {
+			d := &DB{db: bdb, dir: dir, readOnly: o.ReadOnly}
+			if err := d.checkFormat(o); err != nil {
+				bdb.Close()
+				return nil, err
+			}
+			return d, nil
+		}
+		if !isLockErr(err) {
+			if o.ReadOnly && !recovered {
+				// A writer killed mid-write leaves a log that only a
+				// read-write open replays; do that once, then read.
+				recovered = true
+				if rw, rerr := badger.Open(opts.WithReadOnly(false)); rerr == nil {
+					rw.Close()
+					continue
+				} else if isLockErr(rerr) {
+					err = rerr
+				}
+			}
+			if !isLockErr(err) {
+				return nil, fmt.Errorf("open index %s: %w", dir, err)
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, ErrLocked
+		}
+		if !waited && o.OnWait != nil {
+			o.OnWait()
+		}
+		waited = true
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 500*time.Millisecond)
+	}
+}
+
+// isLockErr recognises Badger's directory-lock failure. Badger wraps the
+// errno without Unwrap, so only the message identifies it (LIBRARIES.md).
+func isLockErr(err error) bool {
+	return strings.Contains(err.Error(), "Cannot acquire directory lock")
+}
+
+func (d *DB) checkFormat(o Options) error {
+	var fi FormatInfo
+	err := d.db.View(func(txn *badger.Txn) error {
+		return getJSON(txn, []byte("m/format"), &fi)
+	})
+	if errors.Is(err, ErrNotFound) {
+		if d.readOnly {
+			return ErrNoIndex
+		}
+		fi = FormatInfo{Format: FormatVersion, Pipeline: o.Pipeline, MinReader: MinReader, CreatedBy: o.CreatedBy}
+		b, _ := json.Marshal(fi)
+		if err := d.db.Update(func(txn *badger.Txn) error { return txn.Set([]byte("m/format"), b) }); err != nil {
+			return fmt.Errorf("write format: %w", err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("read format: %w", err)
+	}
+	if fi.MinReader > FormatVersion {
+		return fmt.Errorf("%w: index format %d needs git-kb reading format %d, this one reads %d", ErrFormatTooNew, fi.Format, fi.MinReader, FormatVersion)
+	}
+	if fi.Format < FormatVersion {
+		return fmt.Errorf("%w: index format %d, this git-kb writes %d; run `git kb reset` and index again", ErrFormatTooOld, fi.Format, FormatVersion)
+	}
+	d.Format = fi
+	return nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Dir is the database directory.
+func (d *DB) Dir() string { return d.dir }
+
+// Size is the on-disk size of the database (real bytes, not apparent size).
+func (d *DB) Size() int64 {
+	var n int64
+	filepath.Walk(d.dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += diskUsage(fi)
+		}
+		return nil
+	})
+	return n
+}
+
+func getJSON(txn *badger.Txn, key []byte, v any) error {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return item.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+}
+
+func get(txn *badger.Txn, key []byte) ([]byte, error) {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return item.ValueCopy(nil)
+}
+
+func key(parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	k := make([]byte, 0, n)
+	for _, p := range parts {
+		k = append(k, p...)
+	}
+	return k
+}
+
+func be32(v uint32) []byte {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], v)
+	return b[:]
+}
