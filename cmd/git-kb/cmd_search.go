@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/store"
+	"github.com/urfave/cli/v2"
+)
+
+func searchCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "search the docs and code of a commit (HEAD by default)",
+		ArgsUsage: "QUERY",
+		Description: `Ranks the chunks of the commit's files (Markdown sections, code
+declarations, paragraphs) by BM25F over words: Chinese is segmented into
+words, identifiers are split, and matches in titles, headings, paths and
+symbol names count more. Each file is listed once, with its best chunk;
+--per-file shows more.
+
+The commit is indexed first if it has not been (progress on stderr).
+Results cite <commit>:<path>#L<start>-L<end>; read one with 'git kb show'.
+
+Examples:
+  git kb search "发布失败后如何回滚"
+  git kb search -n 5 "retry_count 配置"
+  git kb search --rev v7.5.0 --json "慢查询日志"`,
+		Flags: []cli.Flag{
+			revFlag, jsonFlag, quietFlag, verboseFlag,
+			&cli.IntFlag{Name: "n", Aliases: []string{"limit"}, Value: 10, Usage: "number of results"},
+			&cli.IntFlag{Name: "per-file", Value: 1, Usage: "chunks shown per file (further matches are counted)"},
+			&cli.BoolFlag{Name: "no-index", Usage: "fail instead of indexing a commit that is not indexed yet"},
+		},
+		Action: func(c *cli.Context) error {
+			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+			if query == "" {
+				return usagef("search needs a QUERY, e.g. git kb search \"发布失败后如何回滚\"")
+			}
+			if c.Int("n") < 1 {
+				return usagef("-n must be at least 1")
+			}
+			repo, err := openRepo(e)
+			if err != nil {
+				return err
+			}
+			quiet := c.Bool("quiet")
+			resp, err := doSearch(c.Context, e, repo, search.Request{Query: query, K: c.Int("n"), PerFile: c.Int("per-file")}, c.String("rev"), quiet, c.Bool("no-index"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("verbose") {
+				printTimings(e.Stderr, "search", resp.Timings)
+			}
+			if c.Bool("json") {
+				resp.Timings = nil
+				return writeJSON(e.Stdout, resp)
+			}
+			printResults(e, resp)
+			return nil
+		},
+	}
+}
+
+// doSearch resolves the commit, makes sure it is indexed and searches it.
+func doSearch(ctx context.Context, e env, repo *gitx.Repo, req search.Request, rev string, quiet, noIndex bool) (*search.Response, error) {
+	commit, tree, err := repo.Resolve(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	note := notifier(e, quiet)
+	ro := store.Options{ReadOnly: true, Wait: lockWait, OnWait: func() { note("waiting for the indexer to finish writing...") }}
+	for attempt := 0; ; attempt++ {
+		db, err := store.Open(ctx, index.DBDir(repo), ro)
+		var view *store.View
+		if err == nil {
+			view, err = db.View(tree)
+			if err != nil {
+				db.Close()
+			}
+		}
+		if err == nil {
+			defer db.Close()
+			s := &search.Searcher{DB: db, Pipeline: index.PipelineVersion, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
+			req.Commit, req.View = commit, view
+			return s.Search(ctx, req)
+		}
+		if !errors.Is(err, store.ErrNoIndex) && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if attempt > 0 {
+			return nil, fmt.Errorf("commit %s is still not indexed after indexing it", commit)
+		}
+		if noIndex {
+			return nil, fmt.Errorf("commit %s is not indexed (run git kb index --rev %s)", commit.String()[:12], rev)
+		}
+		note("indexing %s (%s) before the first search of it...", rev, commit.String()[:12])
+		if _, err := runIndex(ctx, e, repo, commit.String(), quiet); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func printResults(e env, resp *search.Response) {
+	w := e.Stdout
+	if len(resp.Results) == 0 {
+		fmt.Fprintf(w, "no results for %q in %s\n", resp.Query, resp.Commit[:12])
+		return
+	}
+	for _, r := range resp.Results {
+		where := r.Heading
+		if where == "" {
+			where = r.Title
+		}
+		more := ""
+		if r.MoreInFile > 0 {
+			more = fmt.Sprintf("  (+%d more in file)", r.MoreInFile)
+		}
+		fmt.Fprintf(w, "%2d. %s  L%d-L%d  %s%s\n", r.Rank, style(e, "1", r.Path), r.StartLine, r.EndLine, where, more)
+		fmt.Fprintf(w, "    %s\n", highlight(e, r.Snippet, r.Highlights))
+		fmt.Fprintf(w, "    %s\n", style(e, "2", r.Citation))
+	}
+}
+
+// style wraps s in an ANSI style when stdout is a terminal.
+func style(e env, code, s string) string {
+	if !e.StdoutTTY {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// highlight marks the matched terms: bold red on a terminal, **term** otherwise.
+func highlight(e env, s string, terms []string) string {
+	if len(terms) == 0 {
+		return s
+	}
+	low := strings.ToLower(s)
+	marks := make([]bool, len(s))
+	for _, t := range terms {
+		for i := 0; ; {
+			j := strings.Index(low[i:], t)
+			if j < 0 || len(low) != len(s) {
+				break
+			}
+			for k := i + j; k < i+j+len(t); k++ {
+				marks[k] = true
+			}
+			i += j + len(t)
+		}
+	}
+	open, close := "**", "**"
+	if e.StdoutTTY {
+		open, close = "\x1b[1;31m", "\x1b[0m"
+	}
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		if marks[i] != in {
+			if marks[i] {
+				b.WriteString(open)
+			} else {
+				b.WriteString(close)
+			}
+			in = marks[i]
+		}
+		b.WriteByte(s[i])
+	}
+	if in {
+		b.WriteString(close)
+	}
+	return b.String()
+}

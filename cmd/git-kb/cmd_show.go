@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/urfave/cli/v2"
+)
+
+// citationRE matches <rev>:<path>[#L<a>[-L<b>]].
+var citationRE = regexp.MustCompile(`^([^:]+):(.+?)(?:#L(\d+)(?:-L?(\d+))?)?$`)
+
+func showCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "print the lines a citation points at, from git",
+		ArgsUsage: "CITATION",
+		Description: `Reads <commit>:<path>#L<start>-L<end> straight from git at that commit, so a
+citation stays readable after the file changes or is deleted at HEAD.
+Any revision works in place of the commit; without #L the whole file prints.
+
+Examples:
+  git kb show a8731366d6ef:docs/rollback.md#L10-L42
+  git kb show -n -C 3 HEAD:README.md#L5-L9`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "line-numbers", Aliases: []string{"n"}, Usage: "prefix each line with its number"},
+			&cli.IntFlag{Name: "context", Aliases: []string{"C"}, Usage: "also print N lines around the range"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("show needs exactly one CITATION, like <commit>:<path>#L10-L42")
+			}
+			m := citationRE.FindStringSubmatch(c.Args().First())
+			if m == nil {
+				return usagef("%q is not a citation; expected <commit>:<path>#L<start>-L<end>", c.Args().First())
+			}
+			repo, err := openRepo(e)
+			if err != nil {
+				return err
+			}
+			commit, _, err := repo.Resolve(c.Context, m[1])
+			if err != nil {
+				return err
+			}
+			_, data, err := repo.FileAt(commit, strings.TrimPrefix(m[2], "/"))
+			if err != nil {
+				return err
+			}
+			text, _, binary := chunk.Decode(data)
+			if binary {
+				return fmt.Errorf("%s is a binary file", m[2])
+			}
+			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+			start, end := 1, len(lines)
+			if m[3] != "" {
+				start, _ = strconv.Atoi(m[3])
+				end = start
+				if m[4] != "" {
+					end, _ = strconv.Atoi(m[4])
+				}
+			}
+			if start < 1 || end < start || start > len(lines) {
+				return fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, m[2], len(lines), commit.String()[:12])
+			}
+			ctxN := c.Int("context")
+			start, end = max(1, start-ctxN), min(len(lines), end+ctxN)
+			width := len(strconv.Itoa(end))
+			for i := start; i <= end; i++ {
+				if c.Bool("line-numbers") {
+					fmt.Fprintf(e.Stdout, "%*d  %s\n", width, i, lines[i-1])
+				} else {
+					fmt.Fprintln(e.Stdout, lines[i-1])
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/store"
+	"github.com/urfave/cli/v2"
+)
+
+// lockWait bounds how long a command waits for another git-kb process.
+const lockWait = 2 * time.Minute
+
+var (
+	revFlag     = &cli.StringFlag{Name: "rev", Aliases: []string{"r"}, Value: "HEAD", Usage: "the commit to work on (any git revision: a branch, tag, SHA, HEAD~3)"}
+	jsonFlag    = &cli.BoolFlag{Name: "json", Usage: "print one JSON object on stdout instead of text"}
+	quietFlag   = &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress or notices on stderr"}
+	verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print where the time went, per stage, on stderr"}
+)
+
+func openRepo(e env) (*gitx.Repo, error) {
+	return gitx.Open(e.Dir)
+}
+
+// friendly turns known errors into what the user should do.
+func friendly(err error) error {
+	switch {
+	case errors.Is(err, gitx.ErrNotARepo):
+		return fmt.Errorf("%w\nrun git kb inside a git repository, or use git -C <dir> kb ...", err)
+	case errors.Is(err, gitx.ErrEmptyRepo):
+		return fmt.Errorf("%w: nothing to index; commit some files first", err)
+	case errors.Is(err, store.ErrLocked):
+		return fmt.Errorf("%w for more than %s; try again when it has finished", err, lockWait)
+	case errors.Is(err, index.ErrBusy):
+		return fmt.Errorf("%w for more than %s", err, lockWait)
+	}
+	return err
+}
+
+// notifier prints one-line notices to stderr unless quiet.
+func notifier(e env, quiet bool) func(format string, a ...any) {
+	return func(format string, a ...any) {
+		if !quiet {
+			fmt.Fprintf(e.Stderr, "git kb: "+format+"\n", a...)
+		}
+	}
+}
+
+// runIndex indexes rev with a progress bar on a TTY stderr.
+func runIndex(ctx context.Context, e env, repo *gitx.Repo, rev string, quiet bool) (*index.Stats, error) {
+	note := notifier(e, quiet)
+	bar := newProgress(e.Stderr, e.StderrTTY && !quiet)
+	defer bar.done()
+	return index.Run(ctx, repo, index.Options{
+		Rev:      rev,
+		Wait:     lockWait,
+		Version:  version,
+		OnWait:   func(what string) { note("waiting for %s...", what) },
+		Progress: bar.update,
+	})
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printTimings(w io.Writer, what string, t map[string]float64) {
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return t[keys[i]] > t[keys[j]] })
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %.1fms", k, t[k]))
+	}
+	fmt.Fprintf(w, "timings (%s): %s\n", what, strings.Join(parts, ", "))
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,115 @@
+// Command git-kb is `git kb`: a knowledge base of a git repository's docs and
+// code, searched per commit, with citations pinned to commit SHAs.
+//
+// This package holds flags and output only; the work is in index and search.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time by install.sh (-ldflags -X main.version=...).
+var version = "dev"
+
+// Exit codes (ARCHITECTURE.md): 0 results or none, 1 error, 2 usage.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// env is what commands touch of the outside world, so tests can swap it.
+type env struct {
+	Stdout, Stderr io.Writer
+	Dir            string // working directory
+	StderrTTY      bool
+	StdoutTTY      bool
+}
+
+// usageError is a mistake in how the command was called (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	dir, _ := os.Getwd()
+	code := run(ctx, os.Args, env{Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, StderrTTY: isTTY(os.Stderr), StdoutTTY: isTTY(os.Stdout)})
+	stop()
+	os.Exit(code)
+}
+
+func isTTY(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func run(ctx context.Context, args []string, e env) int {
+	app := newApp(e)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) || isFlagError(err) {
+		fmt.Fprintf(e.Stderr, "git kb: %v\n", err)
+		return exitUsage
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(e.Stderr, "git kb: interrupted")
+		return exitError
+	}
+	fmt.Fprintf(e.Stderr, "git kb: %v\n", friendly(err))
+	return exitError
+}
+
+func newApp(e env) *cli.App {
+	return &cli.App{
+		Name:      "git kb",
+		HelpName:  "git kb",
+		Usage:     "search a repository's docs and code, per commit, with citations",
+		Version:   version,
+		Writer:    e.Stdout,
+		ErrWriter: e.Stderr,
+		Description: `git kb indexes the files of a commit (HEAD by default) into a local index
+under $(git rev-parse --git-common-dir)/kb and answers queries against it.
+Chinese text is segmented into words (gse), code identifiers are split
+(retryCount -> retry, count), and every result cites an immutable place:
+<commit>:<path>#L<start>-L<end>, readable later with 'git kb show'.
+
+Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on first use)`,
+		HideHelpCommand:      true,
+		EnableBashCompletion: true,
+		Commands: []*cli.Command{
+			indexCommand(e),
+			searchCommand(e),
+			showCommand(e),
+			statusCommand(e),
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // run() maps errors to exit codes
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err.Error()}
+		},
+	}
+}
+
+// isFlagError recognises urfave/cli's own parse errors, which are not typed.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"flag provided but not defined", "invalid value", "Required flag", "flag needs an argument", "No help topic"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,306 @@
+package search
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/store"
+)
+
+// BM25F parameters. Field weights multiply term frequency before
+// saturation; only the body is length-normalised (headings, paths and
+// symbol lists are short and similar in length).
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+var fieldWeight = [store.NumFields]float64{
+	store.FieldBody:    1.0,
+	store.FieldHeading: 2.0,
+	store.FieldPath:    1.5,
+	store.FieldSymbol:  2.0,
+}
+
+// Request is one query against one view.
+type Request struct {
+	Query   string
+	K       int // results wanted (default 10)
+	PerFile int // chunks shown per file (default 1; the rest are counted)
+	Commit  store.SHA
+	View    *store.View
+}
+
+// Result is one hit, in the ARCHITECTURE.md output contract.
+type Result struct {
+	Rank       int      `json:"rank"`
+	Path       string   `json:"path"`
+	StartLine  int      `json:"start_line"`
+	EndLine    int      `json:"end_line"`
+	Score      float64  `json:"score"`
+	Blob       string   `json:"blob"`
+	ChunkID    string   `json:"chunk_id"`
+	Title      string   `json:"title"`
+	Heading    string   `json:"heading"`
+	Snippet    string   `json:"snippet"`
+	Citation   string   `json:"citation"`
+	Lang       string   `json:"lang,omitempty"`
+	Symbols    []string `json:"symbols,omitempty"`
+	Highlights []string `json:"highlights,omitempty"` // query terms found in the snippet
+	MoreInFile int      `json:"more_in_file,omitempty"`
+}
+
+// Response is the answer to a Request.
+type Response struct {
+	Query    string             `json:"query"`
+	Commit   string             `json:"commit"`
+	Mode     string             `json:"mode"`
+	Degraded string             `json:"degraded"`
+	TookMs   int64              `json:"took_ms"`
+	Results  []Result           `json:"results"`
+	Terms    []string           `json:"terms,omitempty"` // the analyzed query
+	Timings  map[string]float64 `json:"timings_ms,omitempty"`
+}
+
+// Searcher searches one database.
+type Searcher struct {
+	DB       *store.DB
+	Pipeline byte
+	// ReadBlob returns a blob's bytes, for snippets.
+	ReadBlob func(store.SHA) ([]byte, error)
+}
+
+type hit struct {
+	chunk uint32
+	score float64
+}
+
+// Search runs a query.
+func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
+	began := time.Now()
+	timings := map[string]float64{}
+	lap := func(stage string, t time.Time) { timings[stage] += float64(time.Since(t).Microseconds()) / 1000 }
+	if req.K <= 0 {
+		req.K = 10
+	}
+	if req.PerFile <= 0 {
+		req.PerFile = 1
+	}
+	resp := &Response{Query: req.Query, Commit: hex.EncodeToString(req.Commit[:]), Mode: "lexical", Results: []Result{}}
+	v := req.View
+
+	t0 := time.Now()
+	qtf := map[string]int{}
+	var order []string
+	for _, t := range segment.Tiny().Terms(req.Query) {
+		if qtf[t] == 0 {
+			order = append(order, t)
+		}
+		qtf[t]++
+	}
+	resp.Terms = order
+	lap("analyze query", t0)
+	if len(order) == 0 || v.Chunks == 0 {
+		resp.TookMs = time.Since(began).Milliseconds()
+		resp.Timings = timings
+		return resp, nil
+	}
+
+	t0 = time.Now()
+	live := roaring.New()
+	viewSegs := v.Segments()
+	for _, e := range v.Entries {
+		if e.N > 0 {
+			live.AddRange(uint64(e.First), uint64(e.First)+uint64(e.N))
+		}
+	}
+	segInfo, err := s.DB.Segments()
+	if err != nil {
+		return nil, err
+	}
+	lap("load view", t0)
+
+	t0 = time.Now()
+	type termPostings struct {
+		term string
+		ps   []store.Posting
+	}
+	var all []termPostings
+	var buf []store.Posting
+	for _, term := range order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		buf = buf[:0]
+		err := s.DB.Postings(s.Pipeline, term, viewSegs, func(_ uint32, data []byte) error {
+			var err error
+			buf, err = store.DecodePostings(buf, data)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read postings of %q: %w", term, err)
+		}
+		var ps []store.Posting
+		for _, p := range buf {
+			if live.Contains(p.Chunk) {
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) > 0 {
+			all = append(all, termPostings{term, ps})
+		}
+	}
+	lap("postings", t0)
+
+	t0 = time.Now()
+	lengths := map[uint32][]uint32{}
+	lengthOf := func(c uint32) (float64, error) {
+		for id := range viewSegs {
+			sg := segInfo[id]
+			if c < sg.First || c >= sg.First+sg.N {
+				continue
+			}
+			ls, ok := lengths[id]
+			if !ok {
+				var err error
+				if ls, err = s.DB.Lengths(s.Pipeline, id); err != nil {
+					return 0, err
+				}
+				lengths[id] = ls
+			}
+			if i := c - sg.First; int(i) < len(ls) {
+				return float64(ls[i]), nil
+			}
+		}
+		return 0, fmt.Errorf("chunk %d is in no segment of the view", c)
+	}
+	n := float64(v.Chunks)
+	avg := float64(v.FieldLen[store.FieldBody]) / n
+	if avg <= 0 {
+		avg = 1
+	}
+	scores := map[uint32]float64{}
+	dl := map[uint32]float64{}
+	for _, tp := range all {
+		df := float64(len(tp.ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		w := idf * float64(qtf[tp.term])
+		for _, p := range tp.ps {
+			l, ok := dl[p.Chunk]
+			if !ok {
+				if l, err = lengthOf(p.Chunk); err != nil {
+					return nil, err
+				}
+				dl[p.Chunk] = l
+			}
+			tf := fieldWeight[store.FieldBody] * float64(p.TF[store.FieldBody]) / (1 - b + b*l/avg)
+			for f := 1; f < store.NumFields; f++ {
+				tf += fieldWeight[f] * float64(p.TF[f])
+			}
+			scores[p.Chunk] += w * tf * (k1 + 1) / (tf + k1)
+		}
+	}
+	hits := make([]hit, 0, len(scores))
+	for c, sc := range scores {
+		hits = append(hits, hit{c, sc})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		return hits[i].score > hits[j].score || hits[i].score == hits[j].score && hits[i].chunk < hits[j].chunk
+	})
+	lap("score", t0)
+
+	t0 = time.Now()
+	if err := s.render(ctx, req, resp, hits, order); err != nil {
+		return nil, err
+	}
+	lap("snippets", t0)
+	resp.TookMs = time.Since(began).Milliseconds()
+	resp.Timings = timings
+	return resp, nil
+}
+
+// entryOf finds the view entry holding a chunk (entries are sorted by First).
+func entryOf(v *store.View, c uint32) *store.ViewEntry {
+	i := sort.Search(len(v.Entries), func(i int) bool { return v.Entries[i].First+v.Entries[i].N > c })
+	if i < len(v.Entries) && v.Entries[i].First <= c {
+		return &v.Entries[i]
+	}
+	return nil
+}
+
+// render groups hits by file (PerFile chunks each, the rest counted) and
+// fills in metadata and snippets for the first K.
+func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits []hit, terms []string) error {
+	v := req.View
+	perFile := map[string]int{}
+	var picked []hit
+	var pickedEntries []*store.ViewEntry
+	extra := map[string]int{}
+	for _, h := range hits {
+		e := entryOf(v, h.chunk)
+		if e == nil {
+			continue
+		}
+		if perFile[e.Path] >= req.PerFile {
+			extra[e.Path]++
+			continue
+		}
+		if len(picked) >= req.K {
+			continue // still counting extras of the shown files
+		}
+		perFile[e.Path]++
+		picked = append(picked, h)
+		pickedEntries = append(pickedEntries, e)
+	}
+	metas := map[store.SHA]*store.BlobMeta{}
+	texts := map[store.SHA][]string{}
+	commit := hex.EncodeToString(req.Commit[:])
+	for i, h := range picked {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := pickedEntries[i]
+		m, ok := metas[e.Blob]
+		if !ok {
+			var err error
+			if m, err = s.DB.BlobMeta(s.Pipeline, e.Blob); err != nil {
+				return err
+			}
+			metas[e.Blob] = m
+		}
+		idx := int(h.chunk - e.First)
+		if idx >= len(m.Chunks) {
+			return fmt.Errorf("chunk %d of %s missing from its metadata", idx, e.Path)
+		}
+		cm := m.Chunks[idx]
+		lines, ok := texts[e.Blob]
+		if !ok && s.ReadBlob != nil {
+			data, err := s.ReadBlob(e.Blob)
+			if err != nil {
+				return err
+			}
+			text, _, _ := chunk.Decode(data)
+			lines = strings.Split(text, "\n")
+			texts[e.Blob] = lines
+		}
+		snip, hl := snippet(lines, cm.Start, cm.End, terms)
+		blob := hex.EncodeToString(e.Blob[:])
+		resp.Results = append(resp.Results, Result{
+			Rank: i + 1, Path: e.Path, StartLine: cm.Start, EndLine: cm.End,
+			Score: math.Round(h.score*10000) / 10000, Blob: blob,
+			ChunkID: fmt.Sprintf("%s:%d", blob[:12], idx),
+			Title:   m.Title, Heading: cm.Heading, Snippet: snip, Highlights: hl,
+			Citation: fmt.Sprintf("%s:%s#L%d-L%d", commit, e.Path, cm.Start, cm.End),
+			Lang:     m.Lang, Symbols: cm.Symbols, MoreInFile: extra[e.Path],
+		})
+	}
+	return nil
+}
