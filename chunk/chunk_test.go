@@ -197,3 +197,7 @@ func FuzzSplit(f *testing.F) {
 		checkRanges(t, text, Split(path, text))
 	})
 }
+func TestLineDirective(t *testing.T) {
+	text := "package x\n\n//line foo.go:1000000\nfunc F() {}\n\nfunc G() {}\n"
+	checkRanges(t, text, Split("x.go", text))
+}

@@ -62,12 +62,12 @@ func splitGo(text string) Doc {
 	ls := lines(text)
 	var decls []decl
 	for _, d := range f.Decls {
-		start := fset.Position(d.Pos()).Line
+		start := fset.PositionFor(d.Pos(), false).Line
 		var names []string
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			if d.Doc != nil {
-				start = fset.Position(d.Doc.Pos()).Line
+				start = fset.PositionFor(d.Doc.Pos(), false).Line
 			}
 			name := d.Name.Name
 			if d.Recv != nil && len(d.Recv.List) > 0 {
@@ -78,7 +78,7 @@ func splitGo(text string) Doc {
 			names = append(names, name)
 		case *ast.GenDecl:
 			if d.Doc != nil {
-				start = fset.Position(d.Doc.Pos()).Line
+				start = fset.PositionFor(d.Doc.Pos(), false).Line
 			}
 			for _, s := range d.Specs {
 				switch s := s.(type) {
@@ -122,6 +122,19 @@ type decl struct {
 // chunkDecls turns declaration starts into chunks: each declaration runs to
 // the next one; tiny neighbours merge; big ones split into windows.
 func chunkDecls(ls []string, decls []decl) []Chunk {
+	// Keep starts inside the file and strictly increasing, whatever the
+	// parser or pattern reported.
+	kept := decls[:0]
+	for _, d := range decls {
+		if d.line < 0 || d.line >= len(ls) || len(kept) > 0 && d.line <= kept[len(kept)-1].line {
+			if len(kept) > 0 {
+				kept[len(kept)-1].symbols = append(kept[len(kept)-1].symbols, d.symbols...)
+			}
+			continue
+		}
+		kept = append(kept, d)
+	}
+	decls = kept
 	if len(decls) == 0 || decls[0].line > 0 {
 		decls = append([]decl{{line: 0}}, decls...) // package clause, imports, file comment
 	}

@@ -20,6 +20,7 @@ const (
 	SkipIgnored  = "kbignore"
 	SkipSymlink  = "symlink"
 	SkipEmpty    = "empty"
+	SkipFailed   = "failed" // the chunker hit a bug on this file; see PipelineVersion
 )
 
 var vendoredDirs = map[string]bool{"vendor": true, "node_modules": true, "third_party": true, "bower_components": true, ".git": true}

@@ -360,8 +360,13 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	v := &store.View{Created: time.Now(), Stats: store.ViewStats{Files: st.Files, Skipped: st.Skipped}}
 	for _, e := range files {
 		h := headers[e.Blob]
-		if h.Skip != store.SkipNone {
+		switch h.Skip {
+		case store.SkipNone:
+		case store.SkipBinary:
 			st.Skipped[SkipBinary]++
+			continue
+		default:
+			st.Skipped[SkipFailed]++
 			continue
 		}
 		if h.N == 0 {
@@ -451,9 +456,16 @@ func publish(ctx context.Context, dbDir string, o store.Options, seg *store.Segm
 	return err
 }
 
-// analyze decodes, chunks and analyzes one blob.
-func analyze(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data []byte) *analyzed {
-	r := &analyzed{blob: blob}
+// analyze decodes, chunks and analyzes one blob. A bug on one odd file
+// must not stop the run: a panic is recovered and the blob is skipped as
+// unreadable (and logged in the stats).
+func analyze(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data []byte) (r *analyzed) {
+	r = &analyzed{blob: blob}
+	defer func() {
+		if p := recover(); p != nil {
+			r = &analyzed{blob: blob, header: store.BlobHeader{Skip: store.SkipFailed}}
+		}
+	}()
 	t0 := time.Now()
 	text, enc, binary := chunk.Decode(data)
 	if binary {

@@ -31,6 +31,7 @@ type BlobHeader struct {
 const (
 	SkipNone   = 0
 	SkipBinary = 1
+	SkipFailed = 2
 )
 
 func (h BlobHeader) encode() []byte {

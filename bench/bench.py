@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""End-to-end benchmarks of the git-kb binary on real corpora.
+
+For each corpus: full lexical index time and MB/s, index size vs source size,
+re-index time after a one-file commit, and cold `git kb search` latency
+(p50/p95, a new process per query, as a user runs it) over the eval query
+set, next to `git grep -i` over the same queries in the same run.
+
+Usage: bench.py --kb PATH [--docs BUNDLE] [--gosrc DIR] [--queries-dir DIR]
+"""
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
+
+ENV = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="b@example.invalid",
+           GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="b@example.invalid")
+
+
+def sh(args, cwd, check=True, capture=True):
+    return subprocess.run(args, cwd=cwd, env=ENV, check=check, capture_output=capture, text=True)
+
+
+def timed(args, cwd):
+    t = time.perf_counter()
+    p = subprocess.run(args, cwd=cwd, env=ENV, capture_output=True, text=True)
+    return time.perf_counter() - t, p
+
+
+def du(path):
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(root, f)).st_blocks * 512
+            except FileNotFoundError:
+                pass
+    return total
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def bench_corpus(name, repo, kb, queries):
+    out = {"corpus": name}
+    files = sh(["git", "ls-files", "-z"], repo).stdout.split("\0")
+    src = sum(os.path.getsize(os.path.join(repo, f)) for f in files if f and os.path.isfile(os.path.join(repo, f)))
+    out["source_mb"] = round(src / 2**20, 1)
+
+    shutil.rmtree(os.path.join(repo, ".git", "kb"), ignore_errors=True)
+    secs, p = timed([kb, "index", "--json"], repo)
+    if p.returncode:
+        sys.exit(f"index failed: {p.stderr}")
+    st = json.loads(p.stdout)
+    out["index_s"] = round(secs, 2)
+    out["index_mb_per_s"] = round(st["bytes_read"] / 2**20 / secs, 1)
+    out["chunks"] = st["chunks"]
+    out["index_mb"] = round(du(os.path.join(repo, ".git", "kb")) / 2**20, 1)
+    out["index_vs_source"] = round(out["index_mb"] / out["source_mb"], 2)
+
+    secs, p = timed([kb, "index", "--json"], repo)
+    out["reindex_same_commit_ms"] = round(secs * 1000, 1)
+
+    target = next(f for f in files if f.endswith(".md") or f.endswith(".go"))
+    with open(os.path.join(repo, target), "a") as fh:
+        fh.write("\n<!-- bench edit -->\n" if target.endswith(".md") else "\n// bench edit\n")
+    sh(["git", "commit", "-qam", "bench: one-file edit"], repo)
+    secs, p = timed([kb, "index", "--json"], repo)
+    st = json.loads(p.stdout)
+    out["reindex_one_file_ms"] = round(secs * 1000, 1)
+    out["reindex_one_file_blobs_new"] = st["blobs_new"]
+
+    kb_lat, grep_lat = [], []
+    for q in queries:
+        secs, p = timed([kb, "search", "--json", "-q", "-n", "10", q], repo)
+        if p.returncode:
+            sys.exit(f"search failed for {q!r}: {p.stderr}")
+        kb_lat.append(secs * 1000)
+        args = ["git", "grep", "-i", "-l", "-F"]
+        for w in q.split():
+            args += ["-e", w]
+        secs, _ = timed(args, repo)
+        grep_lat.append(secs * 1000)
+    out["queries"] = len(queries)
+    out["search_cold_p50_ms"] = round(statistics.median(kb_lat), 1)
+    out["search_cold_p95_ms"] = round(pct(kb_lat, 95), 1)
+    out["git_grep_p50_ms"] = round(statistics.median(grep_lat), 1)
+    out["git_grep_p95_ms"] = round(pct(grep_lat, 95), 1)
+    out["search_vs_grep_p50"] = round(out["search_cold_p50_ms"] / out["git_grep_p50_ms"], 2)
+
+    rss = subprocess.run(["/usr/bin/time", "-f", "%M", kb, "search", "--json", "-q", queries[0]], cwd=repo, env=ENV, capture_output=True, text=True)
+    out["search_rss_mb"] = round(int(rss.stderr.strip().splitlines()[-1]) / 1024, 1)
+    return out
+
+
+def load_queries(path):
+    with open(path) as fh:
+        return [json.loads(l)["query"] for l in fh if l.strip()]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kb", required=True)
+    ap.add_argument("--docs")
+    ap.add_argument("--gosrc")
+    ap.add_argument("--queries-dir")
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="gitkb-bench-")
+    results = []
+    try:
+        if a.docs:
+            repo = os.path.join(work, "docs")
+            sh(["git", "clone", "-q", a.docs, repo], work)
+            results.append(bench_corpus("tidb-docs-cn", repo, a.kb, load_queries(os.path.join(a.queries_dir, "docs-dev.jsonl"))))
+        if a.gosrc:
+            repo = os.path.join(work, "gosrc")
+            shutil.copytree(a.gosrc, repo, symlinks=True)
+            sh(["git", "init", "-q"], repo)
+            sh(["git", "add", "-A"], repo)
+            sh(["git", "commit", "-qm", "go src"], repo)
+            results.append(bench_corpus("go-src", repo, a.kb, load_queries(os.path.join(a.queries_dir, "code-dev.jsonl"))))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    for r in results:
+        print(json.dumps(r, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
