@@ -23,6 +23,13 @@ const (
 	b  = 0.75
 )
 
+// A file's score adds supportWeight/i of its (i+1)-th best chunk, for
+// i = 1..fileSupport.
+var (
+	supportWeight = 0.3
+	fileSupport   = 3
+)
+
 var fieldWeight = [store.NumFields]float64{
 	store.FieldBody:    1.0,
 	store.FieldHeading: 2.0,
@@ -240,25 +247,54 @@ func entryOf(v *store.View, c uint32) *store.ViewEntry {
 // fills in metadata and snippets for the first K.
 func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits []hit, terms []string) error {
 	v := req.View
-	perFile := map[string]int{}
-	var picked []hit
-	var pickedEntries []*store.ViewEntry
-	extra := map[string]int{}
+	// Group chunk hits by file. A file's score is its best chunk's plus a
+	// damped share of its next best ones: a document that answers in several
+	// sections is more likely the answer than one lucky paragraph (the
+	// MaxP/SumP middle ground of passage-level retrieval).
+	type fileHits struct {
+		entry *store.ViewEntry
+		hits  []hit
+		score float64
+	}
+	byPath := map[string]*fileHits{}
+	var files []*fileHits
 	for _, h := range hits {
 		e := entryOf(v, h.chunk)
 		if e == nil {
 			continue
 		}
-		if perFile[e.Path] >= req.PerFile {
-			extra[e.Path]++
-			continue
+		f := byPath[e.Path]
+		if f == nil {
+			f = &fileHits{entry: e}
+			byPath[e.Path] = f
+			files = append(files, f)
+		}
+		f.hits = append(f.hits, h) // in descending score order
+	}
+	for _, f := range files {
+		f.score = f.hits[0].score
+		for i := 1; i < len(f.hits) && i <= fileSupport; i++ {
+			f.score += supportWeight * f.hits[i].score / float64(i)
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
+	var picked []hit
+	var pickedEntries []*store.ViewEntry
+	extra := map[string]int{}
+	for _, f := range files {
+		shown := min(req.PerFile, len(f.hits))
+		extra[f.entry.Path] = len(f.hits) - shown
+		for i := 0; i < shown && len(picked) < req.K; i++ {
+			h := f.hits[i]
+			if i == 0 {
+				h.score = f.score
+			}
+			picked = append(picked, h)
+			pickedEntries = append(pickedEntries, f.entry)
 		}
 		if len(picked) >= req.K {
-			continue // still counting extras of the shown files
+			break
 		}
-		perFile[e.Path]++
-		picked = append(picked, h)
-		pickedEntries = append(pickedEntries, e)
 	}
 	metas := map[store.SHA]*store.BlobMeta{}
 	texts := map[store.SHA][]string{}

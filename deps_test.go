@@ -1,0 +1,34 @@
+package gitkb_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDependencyDirection enforces ARCHITECTURE.md's arrows: leaf packages
+// stay free of git and of the layers above them.
+func TestDependencyDirection(t *testing.T) {
+	const mod = "github.com/git-kb/git-kb/"
+	forbidden := map[string][]string{
+		"store":   {mod + "gitx", "github.com/go-git/", mod + "segment", mod + "index", mod + "search", mod + "cmd"},
+		"segment": {mod + "store", mod + "gitx", mod + "index", mod + "search"},
+		"chunk":   {mod + "store", mod + "gitx", mod + "segment"},
+		"gitx":    {mod + "store", mod + "segment", mod + "index", mod + "search"},
+		"search":  {mod + "index", mod + "gitx", mod + "cmd"},
+		"index":   {mod + "search", mod + "cmd"},
+	}
+	for pkg, bad := range forbidden {
+		out, err := exec.Command("go", "list", "-deps", "./"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, b := range bad {
+				if strings.HasPrefix(dep, b) {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
+			}
+		}
+	}
+}
