@@ -176,25 +176,6 @@ func isUnborn(r *git.Repository) bool {
 	return errors.Is(err, plumbing.ErrReferenceNotFound)
 }
 
-// CommitInfo is what a citation's reader wants to know about a commit.
-type CommitInfo struct {
-	Hash    Hash
-	Tree    Hash
-	Author  string
-	When    int64 // unix seconds, committer time
-	Subject string
-}
-
-// Commit describes one commit.
-func (r *Repo) Commit(h Hash) (CommitInfo, error) {
-	c, err := r.repo.CommitObject(h)
-	if err != nil {
-		return CommitInfo{}, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	subject, _, _ := strings.Cut(c.Message, "\n")
-	return CommitInfo{Hash: c.Hash, Tree: c.TreeHash, Author: c.Author.Name, When: c.Committer.When.Unix(), Subject: subject}, nil
-}
-
 // FileAt returns the blob of path in commit's tree.
 func (r *Repo) FileAt(commit Hash, path string) (Hash, []byte, error) {
 	c, err := r.repo.CommitObject(commit)

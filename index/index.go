@@ -125,7 +125,10 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	tm.since("open", t0)
 	if v, err := db.View(tree); err == nil {
 		st.AlreadyIndexed = true
-		st.Files, st.Indexed, st.Chunks, st.Skipped = v.Stats.Files, v.Stats.Indexed, int(v.Chunks), v.Stats.Skipped
+		st.Files, st.Indexed, st.Chunks = v.Stats.Files, v.Stats.Indexed, int(v.Chunks)
+		for k, n := range v.Stats.Skipped {
+			st.Skipped[k] = n
+		}
 		_, rerr := db.Ref(commit)
 		db.Close()
 		if rerr == nil {
