@@ -123,7 +123,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		return st, err
 	}
 	tm.since("open", t0)
-	if v, err := db.View(tree); err == nil {
+	if v, err := db.View(PipelineVersion, tree); err == nil {
 		st.AlreadyIndexed = true
 		st.Files, st.Indexed, st.Chunks = v.Stats.Files, v.Stats.Indexed, int(v.Chunks)
 		for k, n := range v.Stats.Skipped {
@@ -347,14 +347,14 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 			return err
 		}
 		seg = &store.Segment{ID: id, First: first, N: uint32(len(lens))}
-		if err := writeSegment(ctx, db, seg, postings, lens, results, o.Progress); err != nil {
-			db.Close()
-			return err
-		}
 		for _, r := range results {
 			r.header.Seg = id
 			r.header.First += first
 			headers[r.blob] = r.header
+		}
+		if err := writeSegment(ctx, db, seg, postings, lens, results, o.Progress); err != nil {
+			db.Close()
+			return err
 		}
 	}
 	tm.since("write", t0)
@@ -397,7 +397,7 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	}
 	v.Stats.Indexed = len(v.Entries)
 	st.Indexed, st.Chunks = v.Stats.Indexed, int(v.Chunks)
-	err = db.Publish(seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
+	err = db.Publish(PipelineVersion, seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
@@ -431,9 +431,7 @@ func writeSegment(ctx context.Context, db *store.DB, seg *store.Segment, posting
 		return fmt.Errorf("write lengths: %w", err)
 	}
 	for _, r := range results {
-		h := r.header
-		h.Seg, h.First = seg.ID, h.First+seg.First
-		if err := b.Blob(r.blob, h, r.meta); err != nil {
+		if err := b.Blob(r.blob, r.header, r.meta); err != nil {
 			return fmt.Errorf("write blob record: %w", err)
 		}
 	}
@@ -452,7 +450,7 @@ func publish(ctx context.Context, dbDir string, o store.Options, seg *store.Segm
 	if err != nil {
 		return err
 	}
-	err = db.Publish(seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
+	err = db.Publish(PipelineVersion, seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}

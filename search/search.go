@@ -168,26 +168,32 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	lap("postings", t0)
 
 	t0 = time.Now()
+	// The view's segments sorted by first chunk: a chunk's segment is a
+	// binary search away, however many incremental runs made the view.
+	var segs []store.Segment
+	for id := range viewSegs {
+		segs = append(segs, segInfo[id])
+	}
+	sort.Slice(segs, func(i, j int) bool { return segs[i].First < segs[j].First })
 	lengths := map[uint32][]uint32{}
 	lengthOf := func(c uint32) (float64, error) {
-		for id := range viewSegs {
-			sg := segInfo[id]
-			if c < sg.First || c >= sg.First+sg.N {
-				continue
-			}
-			ls, ok := lengths[id]
-			if !ok {
-				var err error
-				if ls, err = s.DB.Lengths(s.Pipeline, id); err != nil {
-					return 0, err
-				}
-				lengths[id] = ls
-			}
-			if i := c - sg.First; int(i) < len(ls) {
-				return float64(ls[i]), nil
-			}
+		i := sort.Search(len(segs), func(i int) bool { return segs[i].First+segs[i].N > c })
+		if i == len(segs) || segs[i].First > c {
+			return 0, fmt.Errorf("chunk %d is in no segment of the view", c)
 		}
-		return 0, fmt.Errorf("chunk %d is in no segment of the view", c)
+		sg := segs[i]
+		ls, ok := lengths[sg.ID]
+		if !ok {
+			var err error
+			if ls, err = s.DB.Lengths(s.Pipeline, sg.ID); err != nil {
+				return 0, err
+			}
+			lengths[sg.ID] = ls
+		}
+		if j := c - sg.First; int(j) < len(ls) {
+			return float64(ls[j]), nil
+		}
+		return 0, fmt.Errorf("chunk %d beyond the lengths of segment %d", c, sg.ID)
 	}
 	n := float64(v.Chunks)
 	avg := float64(v.FieldLen[store.FieldBody]) / n

@@ -101,44 +101,43 @@ func (t *table) tinySegmenter(runs []string) *gse.Segmenter {
 	for _, r := range runs {
 		t.wordsIn(r, words)
 	}
+	return t.segmenter(func(add func(word, freq string)) {
+		for w, f := range words {
+			add(w, f)
+		}
+	})
+}
+
+// fullSegmenter loads the whole table into gse, once per process.
+var fullSegmenter = sync.OnceValue(func() *gse.Segmenter {
+	t := loadTable()
+	return t.segmenter(func(add func(word, freq string)) {
+		for rest := t.body; rest != ""; {
+			i := strings.IndexByte(rest, '\n')
+			line := rest[:i]
+			tab := strings.IndexByte(line, '\t')
+			add(line[:tab], line[tab+1:])
+			rest = rest[i+1:]
+		}
+	})
+})
+
+// segmenter builds a gse segmenter from the words each calls add with, plus
+// the filler entry that brings the total frequency up to the full table's.
+func (t *table) segmenter(each func(add func(word, freq string))) *gse.Segmenter {
 	var b strings.Builder
 	sum := 0.0
-	for w, f := range words {
-		v, _ := strconv.ParseFloat(f, 64)
+	each(func(word, freq string) {
+		v, _ := strconv.ParseFloat(freq, 64)
 		sum += v
-		b.WriteString(w)
+		b.WriteString(word)
 		b.WriteByte(' ')
-		b.WriteString(f)
+		b.WriteString(freq)
 		b.WriteByte('\n')
-	}
+	})
 	b.WriteString(fillerWord + " ")
 	b.WriteString(strconv.FormatFloat(t.total-sum, 'g', -1, 64))
 	seg := &gse.Segmenter{SkipLog: true, NotLoadHMM: true}
 	_ = seg.LoadDictStr(b.String()) // LoadDictStr never fails on a string
 	return seg
 }
-
-// fullSegmenter loads the whole table into gse, once per process.
-var fullSegmenter = sync.OnceValue(func() *gse.Segmenter {
-	t := loadTable()
-	var b strings.Builder
-	b.Grow(len(t.body))
-	sum := 0.0
-	for rest := t.body; rest != ""; {
-		i := strings.IndexByte(rest, '\n')
-		line := rest[:i]
-		tab := strings.IndexByte(line, '\t')
-		v, _ := strconv.ParseFloat(line[tab+1:], 64)
-		sum += v
-		b.WriteString(line[:tab])
-		b.WriteByte(' ')
-		b.WriteString(line[tab+1:])
-		b.WriteByte('\n')
-		rest = rest[i+1:]
-	}
-	b.WriteString(fillerWord + " ")
-	b.WriteString(strconv.FormatFloat(t.total-sum, 'g', -1, 64))
-	seg := &gse.Segmenter{SkipLog: true, NotLoadHMM: true}
-	_ = seg.LoadDictStr(b.String())
-	return seg
-})

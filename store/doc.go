@@ -12,7 +12,7 @@
 //	c<pv><blob>         BlobMeta (JSON): chunk line ranges, headings, symbols
 //	p<pv><term>0<seg>   postings of term among the chunks of seg
 //	l<pv><seg>          body length (terms) of each chunk of seg
-//	v/<tree>            View: the indexed files of a tree and BM25 totals
+//	v<pv><tree>         View: the indexed files of a tree and BM25 totals
 //	r/<commit>          Ref: commit -> tree, and when it was indexed
 //
 // Crash safety: an indexing run allocates a fresh segment id in its own

@@ -11,11 +11,12 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 )
 
-// View returns the view of a tree, or ErrNotFound.
-func (d *DB) View(tree SHA) (*View, error) {
+// View returns the view of a tree built by pipeline pv, or ErrNotFound. A
+// view of another pipeline is not returned: its chunks live under other keys.
+func (d *DB) View(pv byte, tree SHA) (*View, error) {
 	var v *View
 	err := d.db.View(func(txn *badger.Txn) error {
-		b, err := get(txn, viewKey(tree))
+		b, err := get(txn, viewKey(pv, tree))
 		if err != nil {
 			return err
 		}
@@ -247,7 +248,7 @@ func (b *Batch) Cancel() { b.wb.Cancel() }
 // Publish makes a view visible in one transaction: the segment's commit
 // marker (if a segment was written), the view of the tree and the ref of
 // the commit. Readers see all of it or none of it.
-func (d *DB) Publish(seg *Segment, tree SHA, v *View, ref Ref) error {
+func (d *DB) Publish(pv byte, seg *Segment, tree SHA, v *View, ref Ref) error {
 	return d.db.Update(func(txn *badger.Txn) error {
 		if seg != nil {
 			b := binary.AppendUvarint(nil, uint64(seg.First))
@@ -257,7 +258,7 @@ func (d *DB) Publish(seg *Segment, tree SHA, v *View, ref Ref) error {
 			}
 		}
 		if v != nil {
-			if err := txn.Set(viewKey(tree), v.encode()); err != nil {
+			if err := txn.Set(viewKey(pv, tree), v.encode()); err != nil {
 				return err
 			}
 		}

@@ -266,6 +266,6 @@ func postingPrefix(pv byte, term string) []byte {
 func postingKey(pv byte, term string, seg uint32) []byte {
 	return key(postingPrefix(pv, term), be32(seg))
 }
-func segKey(seg uint32) []byte { return key([]byte("s/"), be32(seg)) }
-func viewKey(tree SHA) []byte  { return key([]byte("v/"), tree[:]) }
-func refKey(commit SHA) []byte { return key([]byte("r/"), commit[:]) }
+func segKey(seg uint32) []byte         { return key([]byte("s/"), be32(seg)) }
+func viewKey(pv byte, tree SHA) []byte { return key([]byte{'v', pv}, tree[:]) }
+func refKey(commit SHA) []byte         { return key([]byte("r/"), commit[:]) }

@@ -99,16 +99,19 @@ func TestUnpublishedSegmentInvisible(t *testing.T) {
 	}
 	tree, commit := SHA{9}, SHA{8}
 	v := &View{Created: time.Unix(100, 0), Chunks: 2, Entries: []ViewEntry{{Path: "a.md", Blob: blob, Seg: seg2, First: first2, N: 2}}, Stats: ViewStats{Files: 1, Indexed: 1, Skipped: map[string]int{"binary": 2}}}
-	if err := db.Publish(&Segment{ID: seg2, First: first2, N: 2}, tree, v, Ref{Commit: commit, Tree: tree, Indexed: time.Unix(200, 0)}); err != nil {
+	if err := db.Publish(1, &Segment{ID: seg2, First: first2, N: 2}, tree, v, Ref{Commit: commit, Tree: tree, Indexed: time.Unix(200, 0)}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 
 	ro := open(t, dir, true)
 	defer ro.Close()
-	got, err := ro.View(tree)
+	got, err := ro.View(1, tree)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := ro.View(2, tree); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a pipeline-1 view was returned for pipeline 2: %v", err)
 	}
 	if !reflect.DeepEqual(got, v) {
 		t.Fatalf("view round trip:\n%+v\n%+v", got, v)

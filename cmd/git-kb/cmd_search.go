@@ -79,7 +79,7 @@ func doSearch(ctx context.Context, e env, repo *gitx.Repo, req search.Request, r
 		db, err := store.Open(ctx, index.DBDir(repo), ro)
 		var view *store.View
 		if err == nil {
-			view, err = db.View(tree)
+			view, err = db.View(index.PipelineVersion, tree)
 			if err != nil {
 				db.Close()
 			}

@@ -68,7 +68,7 @@ func statusCommand(e env) *cli.Command {
 				return err
 			}
 			for _, r := range refs {
-				v, err := db.View(r.Tree)
+				v, err := db.View(index.PipelineVersion, r.Tree)
 				if err != nil {
 					continue
 				}

@@ -23,29 +23,29 @@ func kb(t *testing.T, dir string, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// kbJSON runs a command that prints JSON and decodes it into v.
+func kbJSON(t *testing.T, dir string, v any, args ...string) {
+	t.Helper()
+	out, errs, code := kb(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errs)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("%v output: %v\n%s", args, err, out)
+	}
+}
+
 func indexJSON(t *testing.T, dir string, args ...string) index.Stats {
 	t.Helper()
-	out, errs, code := kb(t, dir, append([]string{"index", "--json"}, args...)...)
-	if code != 0 {
-		t.Fatalf("index exit %d: %s", code, errs)
-	}
 	var st index.Stats
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatalf("index --json output: %v\n%s", err, out)
-	}
+	kbJSON(t, dir, &st, append([]string{"index", "--json"}, args...)...)
 	return st
 }
 
 func searchJSON(t *testing.T, dir string, args ...string) search.Response {
 	t.Helper()
-	out, errs, code := kb(t, dir, append([]string{"search", "--json", "-q"}, args...)...)
-	if code != 0 {
-		t.Fatalf("search exit %d: %s", code, errs)
-	}
 	var r search.Response
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("search --json output: %v\n%s", err, out)
-	}
+	kbJSON(t, dir, &r, append([]string{"search", "--json", "-q"}, args...)...)
 	return r
 }
 
