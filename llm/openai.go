@@ -25,7 +25,7 @@ type EmbedConfig struct {
 	APIKey  string // sent as a bearer token; never logged
 	// Dimensions asks the model for shorter vectors (models that support
 	// truncation) and is checked against every response. 0: the model's own.
-	Dimensions int
+	Dimensions  int
 	BatchSize   int           // texts per request (default 32)
 	Concurrency int           // requests in flight (default 2)
 	Throttle    time.Duration // minimum gap between request starts

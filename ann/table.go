@@ -1,0 +1,249 @@
+package ann
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"unsafe"
+)
+
+// Table holds N vectors of Dim int8 codes, each with a scale: vector i is
+// Codes[i*Dim:(i+1)*Dim] × Scales[i].
+type Table struct {
+	Dim    int
+	Codes  []int8
+	Scales []float32
+}
+
+// Len is the number of vectors.
+func (t *Table) Len() int { return len(t.Scales) }
+
+// Add appends v, stored as int8 codes scaled by max|v|/127.
+func (t *Table) Add(v []float32) {
+	if t.Dim == 0 {
+		t.Dim = len(v)
+	}
+	var m float32
+	for _, x := range v {
+		m = max(m, float32(math.Abs(float64(x))))
+	}
+	scale := m / 127
+	inv := float32(0)
+	if scale > 0 {
+		inv = 1 / scale
+	}
+	for _, x := range v {
+		t.Codes = append(t.Codes, int8(math.Round(float64(x*inv))))
+	}
+	t.Scales = append(t.Scales, scale)
+}
+
+// Vector returns vector i, dequantised.
+func (t *Table) Vector(i int) []float32 {
+	out := make([]float32, t.Dim)
+	s := t.Scales[i]
+	for j, c := range t.Codes[i*t.Dim : (i+1)*t.Dim] {
+		out[j] = float32(c) * s
+	}
+	return out
+}
+
+// Dot is the inner product of query q with vector i.
+func (t *Table) Dot(q []float32, i int) float32 {
+	return dotF8(q, t.Codes[i*t.Dim:(i+1)*t.Dim]) * t.Scales[i]
+}
+
+// dot2 is the inner product of vectors i and j, in integer arithmetic.
+func (t *Table) dot2(i, j uint32) float32 {
+	a := t.Codes[int(i)*t.Dim : int(i+1)*t.Dim]
+	b := t.Codes[int(j)*t.Dim : int(j+1)*t.Dim]
+	return float32(dot88(a, b)) * t.Scales[i] * t.Scales[j]
+}
+
+func dotF8(q []float32, c []int8) float32 {
+	c = c[:len(q)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(q); i += 4 {
+		s0 += q[i] * float32(c[i])
+		s1 += q[i+1] * float32(c[i+1])
+		s2 += q[i+2] * float32(c[i+2])
+		s3 += q[i+3] * float32(c[i+3])
+	}
+	for ; i < len(q); i++ {
+		s0 += q[i] * float32(c[i])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+func dot88(a, b []int8) int32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += int32(a[i]) * int32(b[i])
+		s1 += int32(a[i+1]) * int32(b[i+1])
+		s2 += int32(a[i+2]) * int32(b[i+2])
+		s3 += int32(a[i+3]) * int32(b[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += int32(a[i]) * int32(b[i])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// Hit is one found vector: its id (index in the table) and its inner
+// product with the query (cosine similarity for unit vectors).
+type Hit struct {
+	ID    uint32
+	Score float32
+}
+
+// Range is a half-open range [Lo, Hi) of ids.
+type Range struct{ Lo, Hi uint32 }
+
+// Search is the exact scan: the k vectors with the largest inner product
+// with q among the ids in ranges (nil: all), best first, ties by id. The
+// ranges are split across the available cores.
+func (t *Table) Search(q []float32, k int, ranges []Range) []Hit {
+	if ranges == nil {
+		ranges = []Range{{0, uint32(t.Len())}}
+	}
+	total := 0
+	for _, r := range ranges {
+		total += int(r.Hi - r.Lo)
+	}
+	if k <= 0 || total == 0 {
+		return nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, total/4096))
+	parts := splitRanges(ranges, total, workers)
+	tops := make([]topK, len(parts))
+	var wg sync.WaitGroup
+	for w, part := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			top := topK{k: k}
+			for _, r := range part {
+				for i := r.Lo; i < r.Hi; i++ {
+					top.push(Hit{i, t.Dot(q, int(i))})
+				}
+			}
+			tops[w] = top
+		}()
+	}
+	wg.Wait()
+	all := tops[0]
+	for _, o := range tops[1:] {
+		for _, h := range o.h {
+			all.push(h)
+		}
+	}
+	return all.sorted()
+}
+
+// splitRanges cuts ranges into n parts of about equal size.
+func splitRanges(ranges []Range, total, n int) [][]Range {
+	per := (total + n - 1) / n
+	var parts [][]Range
+	var cur []Range
+	fill := 0
+	for _, r := range ranges {
+		for r.Lo < r.Hi {
+			take := min(uint32(per-fill), r.Hi-r.Lo)
+			cur = append(cur, Range{r.Lo, r.Lo + take})
+			r.Lo += take
+			fill += int(take)
+			if fill == per {
+				parts = append(parts, cur)
+				cur, fill = nil, 0
+			}
+		}
+	}
+	if len(cur) > 0 {
+		parts = append(parts, cur)
+	}
+	return parts
+}
+
+// topK keeps the k best hits in a min-heap (worst on top).
+type topK struct {
+	k int
+	h hitMinHeap
+}
+
+func (t *topK) push(h Hit) {
+	if len(t.h) < t.k {
+		heap.Push(&t.h, h)
+	} else if better(h, t.h[0]) {
+		t.h[0] = h
+		heap.Fix(&t.h, 0)
+	}
+}
+
+func (t *topK) sorted() []Hit {
+	out := append([]Hit(nil), t.h...)
+	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+	return out
+}
+
+// better orders hits: higher score first, then lower id (determinism).
+func better(a, b Hit) bool { return a.Score > b.Score || a.Score == b.Score && a.ID < b.ID }
+
+type hitMinHeap []Hit
+
+func (h hitMinHeap) Len() int           { return len(h) }
+func (h hitMinHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h hitMinHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitMinHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
+func (h *hitMinHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+const tableVersion = 1
+
+// Marshal encodes the table: version, dim, n, scales (little-endian
+// float32), then the codes.
+func (t *Table) Marshal() []byte {
+	n := t.Len()
+	b := make([]byte, 0, 9+4*n+len(t.Codes))
+	b = append(b, tableVersion)
+	b = binary.LittleEndian.AppendUint32(b, uint32(t.Dim))
+	b = binary.LittleEndian.AppendUint32(b, uint32(n))
+	for _, s := range t.Scales {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+	}
+	for _, c := range t.Codes {
+		b = append(b, byte(c))
+	}
+	return b
+}
+
+// UnmarshalTable decodes what Marshal wrote. The codes alias b.
+func UnmarshalTable(b []byte) (*Table, error) {
+	if len(b) < 9 || b[0] != tableVersion {
+		return nil, errors.New("vector table: bad header")
+	}
+	dim := int(binary.LittleEndian.Uint32(b[1:]))
+	n := int(binary.LittleEndian.Uint32(b[5:]))
+	if dim <= 0 || len(b) != 9+4*n+n*dim {
+		return nil, fmt.Errorf("vector table: %d bytes for %d vectors of %d", len(b), n, dim)
+	}
+	t := &Table{Dim: dim, Scales: make([]float32, n)}
+	for i := range t.Scales {
+		t.Scales[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[9+4*i:]))
+	}
+	if codes := b[9+4*n:]; len(codes) > 0 {
+		t.Codes = unsafe.Slice((*int8)(unsafe.Pointer(&codes[0])), len(codes))
+	}
+	return t, nil
+}
