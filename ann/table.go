@@ -247,3 +247,32 @@ func UnmarshalTable(b []byte) (*Table, error) {
 	}
 	return t, nil
 }
+
+// EncodeVector quantises v to the stored form: a little-endian float32
+// scale, then one int8 code per dimension.
+func EncodeVector(v []float32) []byte {
+	var t Table
+	t.Add(v)
+	b := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(v)), math.Float32bits(t.Scales[0]))
+	for _, c := range t.Codes {
+		b = append(b, byte(c))
+	}
+	return b
+}
+
+// NewTable makes a table of n zero rows.
+func NewTable(dim, n int) *Table {
+	return &Table{Dim: dim, Codes: make([]int8, dim*n), Scales: make([]float32, n)}
+}
+
+// SetRow puts an EncodeVector result into row i.
+func (t *Table) SetRow(i int, enc []byte) error {
+	if len(enc) != 4+t.Dim {
+		return fmt.Errorf("vector of %d dimensions in a table of %d", len(enc)-4, t.Dim)
+	}
+	t.Scales[i] = math.Float32frombits(binary.LittleEndian.Uint32(enc))
+	for j, c := range enc[4:] {
+		t.Codes[i*t.Dim+j] = int8(c)
+	}
+	return nil
+}

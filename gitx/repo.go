@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -246,4 +247,26 @@ func (r *Repo) Config(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// ConfigSection reads every key under a section (e.g. "kb") in one call.
+// Keys come back as git prints them: section and key names lowercased.
+func (r *Repo) ConfigSection(ctx context.Context, section string) (map[string]string, error) {
+	out, err := r.git(ctx, nil, "config", "-z", "--get-regexp", `^`+regexp.QuoteMeta(section)+`\.`)
+	m := map[string]string{}
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && ge.ExitCode == 1 {
+			return m, nil // none set
+		}
+		return nil, err
+	}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(rec, "\n")
+		m[k] = v // later (more specific) files win, as with git config --get
+	}
+	return m, nil
 }

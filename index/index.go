@@ -57,6 +57,10 @@ type Stats struct {
 	UniqueTerms    int                `json:"unique_terms"`
 	Seconds        float64            `json:"seconds"`
 	Timings        map[string]float64 `json:"timings_ms"`
+	// Embed reports the embedding run that followed, if any.
+	Embed *EmbedStats `json:"embed,omitempty"`
+	// EmbedBackground says embedding was handed to a background process.
+	EmbedBackground bool `json:"embed_background,omitempty"`
 }
 
 type timer struct {

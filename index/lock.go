@@ -13,16 +13,24 @@ import (
 // ErrBusy means another indexer held the lock past the wait time.
 var ErrBusy = fmt.Errorf("another git kb index is running")
 
+// ErrEmbedBusy means another embedding run held its lock past the wait time.
+var ErrEmbedBusy = fmt.Errorf("another git kb embedding run is in progress")
+
 // lockIndex takes the indexer lock (flock on kb/index.lock). The kernel
 // drops it when the process dies, so a killed indexer never leaves a stale
 // lock behind. onWait is called once if the lock is busy.
 func lockIndex(ctx context.Context, kbDir string, wait time.Duration, onWait func()) (release func(), err error) {
+	return lockFile(ctx, kbDir, "index.lock", ErrBusy, wait, onWait)
+}
+
+// lockFile takes an exclusive flock on kbDir/name, waiting up to wait.
+func lockFile(ctx context.Context, kbDir, name string, busy error, wait time.Duration, onWait func()) (release func(), err error) {
 	if err := os.MkdirAll(kbDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", kbDir, err)
 	}
-	f, err := os.OpenFile(filepath.Join(kbDir, "index.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(kbDir, name), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open index lock: %w", err)
+		return nil, fmt.Errorf("open lock: %w", err)
 	}
 	deadline := time.Now().Add(wait)
 	waited := false
@@ -37,7 +45,7 @@ func lockIndex(ctx context.Context, kbDir string, wait time.Duration, onWait fun
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, ErrBusy
+			return nil, busy
 		}
 		if !waited && onWait != nil {
 			onWait()

@@ -44,7 +44,19 @@ type Request struct {
 	PerFile int // chunks shown per file (default 1; the rest are counted)
 	Commit  store.SHA
 	View    *store.View
+	// Mode is ModeLexical, ModeDense or ModeHybrid; "" picks hybrid when
+	// the Searcher has a Dense side, lexical otherwise.
+	Mode string
+	// Fusion is FusionRRF (default) or FusionDBSF.
+	Fusion string
 }
+
+// Retrieval modes.
+const (
+	ModeLexical = "lexical"
+	ModeDense   = "dense"
+	ModeHybrid  = "hybrid"
+)
 
 // Result is one hit, in the ARCHITECTURE.md output contract.
 type Result struct {
@@ -63,6 +75,16 @@ type Result struct {
 	Symbols    []string `json:"symbols,omitempty"`
 	Highlights []string `json:"highlights,omitempty"` // query terms found in the snippet
 	MoreInFile int      `json:"more_in_file,omitempty"`
+	// In hybrid mode, the chunk's rank in each list fused (0: not in it).
+	LexicalRank int `json:"lexical_rank,omitempty"`
+	DenseRank   int `json:"dense_rank,omitempty"`
+}
+
+// DenseInfo describes the vector side of a response.
+type DenseInfo struct {
+	Model   string `json:"model"`
+	Vectors int    `json:"vectors"` // live chunks with a vector
+	Chunks  int    `json:"chunks"`  // live chunks
 }
 
 // Response is the answer to a Request.
@@ -73,6 +95,8 @@ type Response struct {
 	Degraded string             `json:"degraded"`
 	TookMs   int64              `json:"took_ms"`
 	Results  []Result           `json:"results"`
+	Fusion   string             `json:"fusion,omitempty"`
+	Dense    *DenseInfo         `json:"dense,omitempty"`
 	Terms    []string           `json:"terms,omitempty"` // the analyzed query
 	Timings  map[string]float64 `json:"timings_ms,omitempty"`
 }
@@ -83,11 +107,16 @@ type Searcher struct {
 	Pipeline byte
 	// ReadBlob returns a blob's bytes, for snippets.
 	ReadBlob func(store.SHA) ([]byte, error)
+	// Dense, if set, enables dense and hybrid retrieval.
+	Dense *Dense
 }
 
 type hit struct {
 	chunk uint32
 	score float64
+	// Per-list scores and ranks (1-based; 0: absent), kept for --json.
+	lexical, dense     float64
+	lexRank, denseRank int
 }
 
 // Search runs a query.
@@ -101,7 +130,16 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if req.PerFile <= 0 {
 		req.PerFile = 1
 	}
-	resp := &Response{Query: req.Query, Commit: hex.EncodeToString(req.Commit[:]), Mode: "lexical", Results: []Result{}}
+	if req.Mode == "" {
+		req.Mode = ModeLexical
+		if s.Dense != nil {
+			req.Mode = ModeHybrid
+		}
+	}
+	if req.Fusion == "" {
+		req.Fusion = FusionRRF
+	}
+	resp := &Response{Query: req.Query, Commit: hex.EncodeToString(req.Commit[:]), Mode: req.Mode, Results: []Result{}}
 	v := req.View
 
 	t0 := time.Now()
@@ -115,7 +153,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	}
 	resp.Terms = order
 	lap("analyze query", t0)
-	if len(order) == 0 || v.Chunks == 0 {
+	if (len(order) == 0 && req.Mode == ModeLexical) || v.Chunks == 0 {
 		resp.TookMs = time.Since(began).Milliseconds()
 		resp.Timings = timings
 		return resp, nil
@@ -223,12 +261,19 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	}
 	hits := make([]hit, 0, len(scores))
 	for c, sc := range scores {
-		hits = append(hits, hit{c, sc})
+		hits = append(hits, hit{chunk: c, score: sc})
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		return hits[i].score > hits[j].score || hits[i].score == hits[j].score && hits[i].chunk < hits[j].chunk
 	})
 	lap("score", t0)
+
+	if req.Mode != ModeLexical {
+		hits, err = s.addDense(ctx, req, resp, hits, timings)
+		if err != nil {
+			return nil, err
+		}
+	}
 
 	t0 = time.Now()
 	if err := s.render(ctx, req, resp, hits, order); err != nil {
@@ -238,6 +283,45 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	resp.TookMs = time.Since(began).Milliseconds()
 	resp.Timings = timings
 	return resp, nil
+}
+
+// addDense runs the vector side and fuses it with the lexical hits. When
+// vectors are missing or the embedder fails, the answer stays lexical and
+// resp.Degraded says why.
+func (s *Searcher) addDense(ctx context.Context, req Request, resp *Response, lex []hit, timings map[string]float64) ([]hit, error) {
+	lexical := func(why string) ([]hit, error) {
+		resp.Mode, resp.Degraded = ModeLexical, why
+		return lex, nil
+	}
+	if s.Dense == nil {
+		return lexical("dense retrieval is off: no embedder configured (see git kb search --help)")
+	}
+	lapFn := func(stage string, fn func() error) error {
+		t0 := time.Now()
+		err := fn()
+		timings[stage] += float64(time.Since(t0).Microseconds()) / 1000
+		return err
+	}
+	dr, err := s.dense(ctx, req, lapFn)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return lexical("dense retrieval failed: " + err.Error())
+	}
+	resp.Dense = &DenseInfo{Model: s.Dense.Embedder.ID(), Vectors: dr.covered, Chunks: dr.live}
+	if dr.covered == 0 {
+		return lexical("no vectors for this commit yet: run git kb index (embedding may still be running)")
+	}
+	if dr.covered < dr.live {
+		resp.Degraded = fmt.Sprintf("vectors cover %d of %d chunks: embedding is incomplete or still running", dr.covered, dr.live)
+	}
+	if req.Mode == ModeDense {
+		return dr.hits, nil
+	}
+	resp.Fusion = req.Fusion
+	top := lex[:min(len(lex), denseCandidates)]
+	return fuse(top, dr.hits, req.Fusion), nil
 }
 
 // entryOf finds the view entry holding a chunk (entries are sorted by First).
@@ -342,6 +426,7 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits
 			Title:   m.Title, Heading: cm.Heading, Snippet: snip, Highlights: hl,
 			Citation: fmt.Sprintf("%s:%s#L%d-L%d", commit, e.Path, cm.Start, cm.End),
 			Lang:     m.Lang, Symbols: cm.Symbols, MoreInFile: extra[e.Path],
+			LexicalRank: h.lexRank, DenseRank: h.denseRank,
 		})
 	}
 	return nil

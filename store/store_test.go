@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	badger "github.com/dgraph-io/badger/v4"
 )
 
@@ -160,5 +162,61 @@ func TestReaderWaitsForWriter(t *testing.T) {
 	defer w.Close()
 	if _, err := Open(context.Background(), dir, Options{ReadOnly: true, Wait: 100 * time.Millisecond}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("err = %v, want ErrLocked", err)
+	}
+}
+
+func TestVectorRecords(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, t.TempDir(), Options{Pipeline: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mk := ModelKeyFor("hash-v1/8", 1)
+	if mk == ModelKeyFor("hash-v1/8", 2) || mk == ModelKeyFor("hash-v1/16", 1) {
+		t.Fatal("model keys collide")
+	}
+	if _, _, err := db.VectorTable(mk, 1); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing table: %v", err)
+	}
+	// Cache: content-addressed, visible after the batch flushes.
+	b := db.NewBatch(1)
+	keys := []VecKey{{1}, {2}, {3}}
+	b.CacheVector(mk, keys[0], []byte("v1"))
+	b.CacheVector(mk, keys[2], []byte("v3"))
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]string{}
+	db.CachedVectors(mk, keys, func(i int, v []byte) error { got[i] = string(v); return nil })
+	if len(got) != 2 || got[0] != "v1" || got[2] != "v3" {
+		t.Fatalf("cache: %v", got)
+	}
+	// A table larger than one part round-trips.
+	data := make([]byte, partSize*2+123)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	info := &VectorTableInfo{Dim: 8, First: 100, Rows: 5, Present: roaring.BitmapOf(0, 2, 4)}
+	if err := db.PutVectorTable(mk, 7, info, data); err != nil {
+		t.Fatal(err)
+	}
+	info2, data2, err := db.VectorTable(mk, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, data2) || info2.Dim != 8 || info2.First != 100 || info2.Rows != 5 || !info2.Present.Equals(info.Present) {
+		t.Fatalf("table round trip: %+v, %d bytes", info2, len(data2))
+	}
+	if err := db.PutGraph(mk, 7, []byte("graph")); err != nil {
+		t.Fatal(err)
+	}
+	if g, err := db.Graph(mk, 7); err != nil || string(g) != "graph" {
+		t.Fatalf("graph: %q %v", g, err)
+	}
+	db.PutModel(mk, &ModelInfo{ID: "hash-v1/8", Dim: 8})
+	ms, err := db.Models()
+	if err != nil || ms[mk] == nil || ms[mk].Dim != 8 {
+		t.Fatalf("models: %v %v", ms, err)
 	}
 }

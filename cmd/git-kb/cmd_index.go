@@ -1,9 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/index"
 
 	"github.com/urfave/cli/v2"
 )
@@ -24,11 +33,22 @@ Work is keyed by blob SHA: a file version is chunked and analyzed once,
 whatever commit or path it appears under. Indexing the same commit again
 does nothing; after a commit that changes one file, one blob is read.
 
+With an embedder configured (kb.embed.*, see 'git kb search --help'), the
+new chunks are then embedded: the lexical index is searchable first, and
+vectors fill in. --embed sync waits for them (the default when run by
+hand), --embed background hands them to a detached process that logs to
+.git/kb/embed.log (the default when run from a git hook), --embed off
+skips them. Embeddings are cached by the text they were made from, so
+unchanged text is never embedded twice; an interrupted run keeps what it
+finished.
+
 Examples:
   git kb index                 # HEAD
   git kb index --rev v1.2.0    # a tag
   git kb index --json          # stats for scripts`,
-		Flags: []cli.Flag{revFlag, jsonFlag, quietFlag, verboseFlag},
+		Flags: []cli.Flag{revFlag, jsonFlag, quietFlag, verboseFlag,
+			&cli.StringFlag{Name: "embed", Usage: "sync, background or off (default: background from a git hook, else sync)"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("index takes no arguments (did you mean --rev %s?)", c.Args().First())
@@ -37,8 +57,23 @@ Examples:
 			if err != nil {
 				return err
 			}
-			st, err := runIndex(c.Context, e, repo, c.String("rev"), c.Bool("quiet") || c.Bool("json"))
+			mode := c.String("embed")
+			switch mode {
+			case "":
+				mode = "sync"
+				if e.getenv("GIT_KB_HOOK") != "" {
+					mode = "background"
+				}
+			case "sync", "background", "off":
+			default:
+				return usagef("--embed %s: want sync, background or off", mode)
+			}
+			quiet := c.Bool("quiet") || c.Bool("json")
+			st, err := runIndex(c.Context, e, repo, c.String("rev"), quiet)
 			if err != nil {
+				return err
+			}
+			if err := embedAfterIndex(c.Context, e, repo, st, mode, quiet); err != nil {
 				return err
 			}
 			if c.Bool("verbose") {
@@ -49,6 +84,7 @@ Examples:
 			}
 			if st.AlreadyIndexed {
 				fmt.Fprintf(e.Stdout, "commit %s already indexed: %d files, %d chunks (0 blobs processed)\n", st.Commit[:12], st.Indexed, st.Chunks)
+				printEmbed(e, st)
 				return nil
 			}
 			fmt.Fprintf(e.Stdout, "indexed commit %s (tree %s) in %.2fs\n", st.Commit[:12], st.Tree[:12], st.Seconds)
@@ -56,6 +92,7 @@ Examples:
 			fmt.Fprintf(e.Stdout, "  blobs:  %d new, %d reused (%s read)\n", st.BlobsNew, st.BlobsReused, humanBytes(st.BytesRead))
 			fmt.Fprintf(e.Stdout, "  chunks: %d in view, %d new\n", st.Chunks, st.NewChunks)
 			fmt.Fprintf(e.Stdout, "  terms:  %d analyzed, %d distinct\n", st.Terms, st.UniqueTerms)
+			printEmbed(e, st)
 			return nil
 		},
 	}
@@ -71,4 +108,81 @@ func skippedText(m map[string]int) string {
 	}
 	sort.Strings(parts)
 	return ", skipped " + strings.Join(parts, ", ")
+}
+
+func printEmbed(e env, st *index.Stats) {
+	if st.EmbedBackground {
+		fmt.Fprintf(e.Stdout, "  vectors: embedding in the background (log: .git/kb/embed.log)\n")
+	}
+	if es := st.Embed; es != nil {
+		fmt.Fprintf(e.Stdout, "  vectors: %s, %d dims: %d chunks, %d already done, %d from cache, %d embedded in %.2fs\n",
+			es.Model, es.Dim, es.Chunks, es.Ready, es.Cached, es.Embedded, es.Seconds)
+	}
+}
+
+// embedAfterIndex runs or schedules embedding of an indexed commit when an
+// embedder is configured.
+func embedAfterIndex(ctx context.Context, e env, repo *gitx.Repo, st *index.Stats, mode string, quiet bool) error {
+	if mode == "off" {
+		return nil
+	}
+	cfg, err := readEmbedConfig(ctx, e, repo)
+	if err != nil {
+		return err
+	}
+	emb, err := cfg.embedder(true)
+	if err != nil || emb == nil {
+		return err
+	}
+	if mode == "background" {
+		if err := spawnEmbed(repo, st.Commit); err != nil {
+			return fmt.Errorf("start background embedding: %w", err)
+		}
+		st.EmbedBackground = true
+		return nil
+	}
+	note := notifier(e, quiet)
+	bar := newProgress(e.Stderr, e.StderrTTY && !quiet)
+	es, err := index.Embed(ctx, repo, index.EmbedOptions{
+		Rev: st.Commit, Embedder: emb, Wait: lockWait, GraphMin: cfg.GraphMin,
+		OnWait:   func(what string) { note("waiting for %s...", what) },
+		Progress: bar.update,
+	})
+	bar.done()
+	if err != nil {
+		return fmt.Errorf("embedding (the lexical index is complete and searchable): %w", err)
+	}
+	st.Embed = es
+	return nil
+}
+
+// spawnEmbed starts a detached "git-kb index --embed sync" for commit,
+// logging to kb/embed.log (kept under 1 MiB).
+func spawnEmbed(repo *gitx.Repo, commit string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logPath := filepath.Join(repo.KBDir(), "embed.log")
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > 1<<20 {
+		os.Rename(logPath, logPath+".1")
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "%s embedding %s\n", time.Now().Format(time.RFC3339), commit)
+	cmd := exec.Command(exe, "index", "--rev", commit, "--embed", "sync", "--quiet")
+	cmd.Dir = repo.WorkTree
+	if cmd.Dir == "" {
+		cmd.Dir = repo.GitDir // bare repository
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = append(os.Environ(), "GIT_KB_HOOK=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
 }

@@ -27,15 +27,32 @@ symbol names count more. Each file is listed once, with its best chunk;
 The commit is indexed first if it has not been (progress on stderr).
 Results cite <commit>:<path>#L<start>-L<end>; read one with 'git kb show'.
 
+Dense and hybrid retrieval. With an embedder configured, search also ranks
+chunks by vector similarity and fuses both lists (reciprocal rank fusion,
+k=60; --fusion dbsf rescales scores instead). Any OpenAI-compatible
+embeddings endpoint works (OpenAI, Ollama, vLLM, LM Studio, TEI):
+  git config kb.embed.baseURL http://localhost:11434/v1
+  git config kb.embed.model bge-m3
+  export GIT_KB_API_KEY=...      # or OPENAI_API_KEY; never put keys in git config
+Optional: kb.embed.dimensions (models that can truncate), kb.embed.batchSize
+(32), kb.embed.concurrency (2), kb.embed.throttleMs, kb.embed.timeoutMs,
+kb.embed.maxRetries. Offline, kb.embed.provider=hash uses a built-in
+feature-hashing embedder: it needs no model, but it is lexical (words and
+character pairs), not semantic. If the endpoint fails, or the commit has
+no vectors yet, search answers lexically and says so ("degraded" in --json).
+
 Examples:
   git kb search "发布失败后如何回滚"
   git kb search -n 5 "retry_count 配置"
-  git kb search --rev v7.5.0 --json "慢查询日志"`,
+  git kb search --rev v7.5.0 --json "慢查询日志"
+  git kb search --mode dense "怎样让服务不中断地升级"`,
 		Flags: []cli.Flag{
 			revFlag, jsonFlag, quietFlag, verboseFlag,
 			&cli.IntFlag{Name: "n", Aliases: []string{"limit"}, Value: 10, Usage: "number of results"},
 			&cli.IntFlag{Name: "per-file", Value: 1, Usage: "chunks shown per file (further matches are counted)"},
 			&cli.BoolFlag{Name: "no-index", Usage: "fail instead of indexing a commit that is not indexed yet"},
+			&cli.StringFlag{Name: "mode", Usage: "lexical, dense or hybrid (default: hybrid with an embedder configured, else lexical)"},
+			&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf"},
 		},
 		Action: func(c *cli.Context) error {
 			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
@@ -49,10 +66,23 @@ Examples:
 			if err != nil {
 				return err
 			}
+			mode, fusion := c.String("mode"), c.String("fusion")
+			switch mode {
+			case "", search.ModeLexical, search.ModeDense, search.ModeHybrid:
+			default:
+				return usagef("--mode %s: want lexical, dense or hybrid", mode)
+			}
+			if fusion != search.FusionRRF && fusion != search.FusionDBSF {
+				return usagef("--fusion %s: want rrf or dbsf", fusion)
+			}
 			quiet := c.Bool("quiet")
-			resp, err := doSearch(c.Context, e, repo, search.Request{Query: query, K: c.Int("n"), PerFile: c.Int("per-file")}, c.String("rev"), quiet, c.Bool("no-index"))
+			req := search.Request{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion}
+			resp, err := doSearch(c.Context, e, repo, req, c.String("rev"), quiet, c.Bool("no-index"))
 			if err != nil {
 				return err
+			}
+			if resp.Degraded != "" {
+				notifier(e, quiet)("%s", resp.Degraded)
 			}
 			if c.Bool("verbose") {
 				printTimings(e.Stderr, "search", resp.Timings)
@@ -74,6 +104,17 @@ func doSearch(ctx context.Context, e env, repo *gitx.Repo, req search.Request, r
 		return nil, err
 	}
 	note := notifier(e, quiet)
+	cfg, err := readEmbedConfig(ctx, e, repo)
+	if err != nil {
+		return nil, err
+	}
+	dense, err := denseFor(cfg, repo)
+	if err != nil {
+		return nil, err
+	}
+	if dense == nil && (req.Mode == search.ModeDense || req.Mode == search.ModeHybrid) {
+		return nil, usagef("--mode %s needs an embedder: %s", req.Mode, cfg.Off)
+	}
 	ro := store.Options{ReadOnly: true, Wait: lockWait, OnWait: func() { note("waiting for the indexer to finish writing...") }}
 	for attempt := 0; ; attempt++ {
 		db, err := store.Open(ctx, index.DBDir(repo), ro)
@@ -86,7 +127,7 @@ func doSearch(ctx context.Context, e env, repo *gitx.Repo, req search.Request, r
 		}
 		if err == nil {
 			defer db.Close()
-			s := &search.Searcher{DB: db, Pipeline: index.PipelineVersion, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
+			s := &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: dense, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
 			req.Commit, req.View = commit, view
 			return s.Search(ctx, req)
 		}
@@ -100,8 +141,13 @@ func doSearch(ctx context.Context, e env, repo *gitx.Repo, req search.Request, r
 			return nil, fmt.Errorf("commit %s is not indexed (run git kb index --rev %s)", commit.String()[:12], rev)
 		}
 		note("indexing %s (%s) before the first search of it...", rev, commit.String()[:12])
-		if _, err := runIndex(ctx, e, repo, commit.String(), quiet); err != nil {
+		st, err := runIndex(ctx, e, repo, commit.String(), quiet)
+		if err != nil {
 			return nil, err
+		}
+		// Answer now, lexically; vectors fill in behind.
+		if err := embedAfterIndex(ctx, e, repo, st, "background", quiet); err != nil {
+			note("%v", err)
 		}
 	}
 }

@@ -32,6 +32,15 @@ type env struct {
 	Dir            string // working directory
 	StderrTTY      bool
 	StdoutTTY      bool
+	// Getenv reads the environment (nil: os.Getenv).
+	Getenv func(string) string
+}
+
+func (e env) getenv(k string) string {
+	if e.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return e.Getenv(k)
 }
 
 // usageError is a mistake in how the command was called (exit 2).

@@ -41,6 +41,14 @@ func (p *progress) update(ev index.Event) {
 	switch ev.Phase {
 	case "write":
 		line = fmt.Sprintf("writing index %s %d/%d terms", bar(ev.Done, ev.Total), ev.Done, ev.Total)
+	case "embed":
+		el := now.Sub(p.start).Seconds()
+		rate := float64(ev.Done) / max(el, 0.001)
+		eta := ""
+		if ev.Done > 0 && ev.Done < ev.Total {
+			eta = fmt.Sprintf(" ETA %s", (time.Duration(float64(ev.Total-ev.Done)/rate) * time.Second).Round(time.Second))
+		}
+		line = fmt.Sprintf("embedding %s %d/%d chunks %.0f chunks/s%s", bar(ev.Done, ev.Total), ev.Done, ev.Total, rate, eta)
 	default:
 		el := now.Sub(p.start).Seconds()
 		rate := float64(ev.Bytes) / (1 << 20) / max(el, 0.001)

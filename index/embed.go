@@ -1,0 +1,473 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/git-kb/git-kb/ann"
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/store"
+)
+
+// EmbedInputVersion versions the text given to the embedder for a chunk
+// (see EmbedText). Changing it starts a new embedding space.
+const EmbedInputVersion = 1
+
+// DefaultGraphMin is the number of vectors from which a segment also gets
+// an HNSW graph (kb.ann.graphMin overrides it). Below it the exact scan is
+// faster than loading a graph, even in a warm process.
+const DefaultGraphMin = 50000
+
+// ModelKey is the store key of an embedder's vectors.
+func ModelKey(e llm.Embedder) store.ModelKey {
+	return store.ModelKeyFor(e.ID(), EmbedInputVersion)
+}
+
+// EmbedText is what the embedder sees of a chunk: the document title and
+// heading path give a section its context ("## 回滚" means little alone).
+func EmbedText(title, heading, text string) string {
+	var b strings.Builder
+	if title != "" {
+		b.WriteString(title)
+		b.WriteByte('\n')
+	}
+	if heading != "" && heading != title {
+		b.WriteString(heading)
+		b.WriteByte('\n')
+	}
+	b.WriteString(text)
+	s := b.String()
+	if len(s) > maxEmbedBytes {
+		s = strings.ToValidUTF8(s[:maxEmbedBytes], "")
+	}
+	return s
+}
+
+// maxEmbedBytes keeps inputs inside common embedding models' contexts
+// (8k tokens); chunks are far smaller, titles and headings can be odd.
+const maxEmbedBytes = 12 << 10
+
+// vecKeyOf is the cache key of a chunk's embedding: a hash of everything
+// EmbedText reads, so identical input is embedded once, in any commit,
+// branch or path.
+func vecKeyOf(title, heading, textHash string) store.VecKey {
+	sum := sha256.Sum256([]byte(title + "\x00" + heading + "\x00" + textHash))
+	var k store.VecKey
+	copy(k[:], sum[:])
+	return k
+}
+
+// EmbedOptions control an embedding run.
+type EmbedOptions struct {
+	Rev      string
+	Embedder llm.Embedder
+	Wait     time.Duration
+	OnWait   func(what string)
+	// Progress receives Phase "embed" events counting chunks.
+	Progress func(Event)
+	// GraphMin: build an HNSW graph for segments of at least this many
+	// vectors (0: DefaultGraphMin; negative: never).
+	GraphMin int
+	// FlushEvery bounds the work lost to an interruption (default 5s).
+	FlushEvery time.Duration
+}
+
+// EmbedStats describe an embedding run.
+type EmbedStats struct {
+	Commit   string  `json:"commit"`
+	Model    string  `json:"model"`
+	Dim      int     `json:"dim"`
+	Chunks   int     `json:"chunks"`   // chunks of the view
+	Ready    int     `json:"ready"`    // already in a vector table
+	Cached   int     `json:"cached"`   // found in the embedding cache
+	Embedded int     `json:"embedded"` // sent to the embedder now
+	Tables   int     `json:"tables"`   // segment vector tables written
+	Graphs   int     `json:"graphs"`   // HNSW graphs written
+	Seconds  float64 `json:"seconds"`
+}
+
+// want is one chunk of the view that has no vector in its segment's table.
+type want struct {
+	seg   uint32
+	row   uint32 // ordinal - segment first
+	key   store.VecKey
+	blob  store.SHA
+	path  string
+	idx   int // chunk index in the blob
+	hash  string
+	input string
+	vec   []byte // encoded, once known
+}
+
+// Embed gives every chunk of an indexed commit a vector: cached vectors are
+// reused, the rest are embedded in batches and cached as they arrive (an
+// interrupted run keeps what it flushed), then each segment's vector table
+// is written. The commit must be indexed already.
+func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, error) {
+	began := time.Now()
+	st := &EmbedStats{Model: o.Embedder.ID()}
+	defer func() { st.Seconds = time.Since(began).Seconds() }()
+	if o.FlushEvery <= 0 {
+		o.FlushEvery = 5 * time.Second
+	}
+	if o.GraphMin == 0 {
+		o.GraphMin = DefaultGraphMin
+	}
+	commit, tree, err := repo.Resolve(ctx, o.Rev)
+	if err != nil {
+		return st, err
+	}
+	st.Commit = commit.String()
+	onWait := func(what string) func() {
+		return func() {
+			if o.OnWait != nil {
+				o.OnWait(what)
+			}
+		}
+	}
+	release, err := lockFile(ctx, repo.KBDir(), "embed.lock", ErrEmbedBusy, o.Wait, onWait("another embedding run to finish"))
+	if err != nil {
+		return st, err
+	}
+	defer release()
+
+	mk := ModelKey(o.Embedder)
+	dbDir := DBDir(repo)
+	rw := store.Options{Wait: o.Wait, OnWait: onWait("searches to release the index"), Pipeline: PipelineVersion}
+	ro := rw
+	ro.ReadOnly = true
+
+	// Plan, read-only: which chunks of the view lack vectors, and which of
+	// those are in the cache.
+	db, err := store.Open(ctx, dbDir, ro)
+	if err != nil {
+		return st, err
+	}
+	wants, tables, dim, err := plan(db, mk, tree, st)
+	if err == nil && dim == 0 {
+		if m, merr := db.Model(mk); merr == nil {
+			dim = m.Dim
+		}
+	}
+	db.Close()
+	if err != nil {
+		return st, err
+	}
+	if s, ok := o.Embedder.(interface{ SetDim(int) }); ok && dim > 0 {
+		s.SetDim(dim)
+	}
+	if d := o.Embedder.Dim(); dim > 0 && d > 0 && d != dim {
+		return st, &llm.DimensionError{Model: o.Embedder.ID(), Got: d, Want: dim, Source: "the dimension of the vectors already stored for it"}
+	}
+	if len(wants) == 0 {
+		st.Dim = dim
+		return st, nil
+	}
+
+	// Texts of the chunks the cache does not have.
+	var missing []*want
+	for _, w := range wants {
+		if w.vec == nil {
+			missing = append(missing, w)
+		}
+	}
+	st.Cached = len(wants) - len(missing)
+	if err := readInputs(ctx, repo, missing); err != nil {
+		return st, err
+	}
+
+	// Embed in groups, flushing to the cache every FlushEvery.
+	var pending []*want
+	lastFlush := time.Now()
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		db, err := store.Open(ctx, dbDir, rw)
+		if err != nil {
+			return err
+		}
+		b := db.NewBatch(PipelineVersion)
+		for _, w := range pending {
+			if err := b.CacheVector(mk, w.key, w.vec); err != nil {
+				b.Cancel()
+				db.Close()
+				return err
+			}
+		}
+		err = b.Flush()
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		pending = pending[:0]
+		lastFlush = time.Now()
+		return err
+	}
+	total := len(missing)
+	report := func(done int) {
+		if o.Progress != nil {
+			o.Progress(Event{Phase: "embed", Done: done, Total: total})
+		}
+	}
+	report(0)
+	group := 64
+	workers := 1
+	if o.Embedder.Local() {
+		workers = runtime.GOMAXPROCS(0)
+		group = 256
+	}
+	err = embedGroups(ctx, o.Embedder, missing, group, workers, func(ws []*want, done int) error {
+		for _, w := range ws {
+			if dim == 0 {
+				dim = len(w.vec) - 4
+			} else if len(w.vec)-4 != dim {
+				return &llm.DimensionError{Model: o.Embedder.ID(), Got: len(w.vec) - 4, Want: dim, Source: "the dimension of its earlier vectors"}
+			}
+		}
+		pending = append(pending, ws...)
+		st.Embedded += len(ws)
+		report(done)
+		if time.Since(lastFlush) >= o.FlushEvery {
+			return flush()
+		}
+		return nil
+	})
+	if ferr := flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return st, err
+	}
+	st.Dim = dim
+
+	// Tables: one per segment, old rows kept, new rows filled in.
+	db, err = store.Open(ctx, dbDir, rw)
+	if err != nil {
+		return st, err
+	}
+	defer db.Close()
+	if _, err := db.Model(mk); errors.Is(err, store.ErrNotFound) {
+		if err := db.PutModel(mk, &store.ModelInfo{ID: o.Embedder.ID(), Dim: dim, Created: time.Now().UTC()}); err != nil {
+			return st, err
+		}
+	}
+	bySeg := map[uint32][]*want{}
+	for _, w := range wants {
+		bySeg[w.seg] = append(bySeg[w.seg], w)
+	}
+	segIDs := make([]uint32, 0, len(bySeg))
+	for id := range bySeg {
+		segIDs = append(segIDs, id)
+	}
+	sort.Slice(segIDs, func(i, j int) bool { return segIDs[i] < segIDs[j] })
+	for _, id := range segIDs {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		tb := tables[id]
+		if tb.table == nil {
+			tb.table = ann.NewTable(dim, int(tb.info.Rows))
+		} else if tb.table.Dim != dim {
+			return st, &llm.DimensionError{Model: o.Embedder.ID(), Got: dim, Want: tb.table.Dim, Source: "the dimension of the segment's stored table"}
+		}
+		for _, w := range bySeg[id] {
+			if err := tb.table.SetRow(int(w.row), w.vec); err != nil {
+				return st, err
+			}
+			tb.info.Present.Add(w.row)
+		}
+		tb.info.Dim = dim
+		if err := db.PutVectorTable(mk, id, tb.info, tb.table.Marshal()); err != nil {
+			return st, err
+		}
+		st.Tables++
+		if o.GraphMin > 0 && int(tb.info.Rows) >= o.GraphMin && tb.info.Present.GetCardinality() == uint64(tb.info.Rows) {
+			g := ann.Build(tb.table, ann.GraphConfig{Seed: uint64(id)})
+			if err := db.PutGraph(mk, id, g.Marshal()); err != nil {
+				return st, err
+			}
+			st.Graphs++
+		}
+	}
+	return st, nil
+}
+
+type segTable struct {
+	info  *store.VectorTableInfo
+	table *ann.Table // nil: no rows yet
+}
+
+// plan lists the view's chunks without vectors and looks them up in the
+// cache.
+func plan(db *store.DB, mk store.ModelKey, tree gitx.Hash, st *EmbedStats) ([]*want, map[uint32]*segTable, int, error) {
+	v, err := db.View(PipelineVersion, tree)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, 0, fmt.Errorf("commit %s is not indexed yet: run git kb index first", st.Commit[:12])
+	}
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	st.Chunks = int(v.Chunks)
+	segInfo, err := db.Segments()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	dim := 0
+	tables := map[uint32]*segTable{}
+	for id := range v.Segments() {
+		info, data, err := db.VectorTable(mk, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			sg := segInfo[id]
+			tables[id] = &segTable{info: &store.VectorTableInfo{First: sg.First, Rows: sg.N, Present: roaring.New()}}
+		case err != nil:
+			return nil, nil, 0, err
+		default:
+			t, err := ann.UnmarshalTable(data)
+			if err != nil {
+				return nil, nil, 0, fmt.Errorf("vector table of segment %d: %w", id, err)
+			}
+			// Copy: the table will be modified and data aliases it.
+			t.Codes = append([]int8(nil), t.Codes...)
+			tables[id] = &segTable{info: info, table: t}
+			dim = t.Dim
+		}
+	}
+	var wants []*want
+	metas := map[store.SHA]*store.BlobMeta{}
+	for _, e := range v.Entries {
+		if e.N == 0 {
+			continue
+		}
+		tb := tables[e.Seg]
+		for i := uint32(0); i < e.N; i++ {
+			row := e.First + i - tb.info.First
+			if tb.info.Present.Contains(row) {
+				st.Ready++
+				continue
+			}
+			m, ok := metas[e.Blob]
+			if !ok {
+				if m, err = db.BlobMeta(PipelineVersion, e.Blob); err != nil {
+					return nil, nil, 0, fmt.Errorf("metadata of %s: %w", e.Path, err)
+				}
+				metas[e.Blob] = m
+			}
+			if int(i) >= len(m.Chunks) {
+				return nil, nil, 0, fmt.Errorf("%s: chunk %d missing from its metadata", e.Path, i)
+			}
+			cm := m.Chunks[i]
+			wants = append(wants, &want{seg: e.Seg, row: row, key: vecKeyOf(m.Title, cm.Heading, cm.Hash),
+				blob: e.Blob, path: e.Path, idx: int(i), hash: cm.Hash})
+		}
+	}
+	keys := make([]store.VecKey, len(wants))
+	for i, w := range wants {
+		keys[i] = w.key
+	}
+	err = db.CachedVectors(mk, keys, func(i int, b []byte) error {
+		wants[i].vec = append([]byte(nil), b...)
+		return nil
+	})
+	return wants, tables, dim, err
+}
+
+// readInputs fills in the embedder input of each chunk from its blob.
+func readInputs(ctx context.Context, repo *gitx.Repo, ws []*want) error {
+	byBlob := map[store.SHA][]*want{}
+	var blobs []gitx.Hash
+	for _, w := range ws {
+		if byBlob[w.blob] == nil {
+			blobs = append(blobs, gitx.Hash(w.blob))
+		}
+		byBlob[w.blob] = append(byBlob[w.blob], w)
+	}
+	return repo.ReadBlobs(ctx, blobs, func(h gitx.Hash, data []byte) error {
+		list := byBlob[store.SHA(h)]
+		text, _, _ := chunk.Decode(data)
+		doc := chunk.Split(list[0].path, text)
+		for _, w := range list {
+			if w.idx >= len(doc.Chunks) {
+				return fmt.Errorf("%s: chunk %d not found on re-reading the blob (index from another git-kb version? run git kb reset)", w.path, w.idx)
+			}
+			c := doc.Chunks[w.idx]
+			sum := sha256.Sum256([]byte(c.Text))
+			if hex.EncodeToString(sum[:12]) != w.hash {
+				return fmt.Errorf("%s: chunk %d differs from the indexed one (index from another git-kb version? run git kb reset)", w.path, w.idx)
+			}
+			w.input = EmbedText(doc.Title, c.Heading, c.Text)
+			if strings.TrimSpace(w.input) == "" {
+				w.input = w.path
+			}
+		}
+		return nil
+	})
+}
+
+// embedGroups embeds ws in groups of size n, with workers groups in flight,
+// and hands finished groups to done in order.
+func embedGroups(ctx context.Context, e llm.Embedder, ws []*want, n, workers int, done func([]*want, int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		ws  []*want
+		err error
+	}
+	var groups []chan result
+	for lo := 0; lo < len(ws); lo += n {
+		groups = append(groups, make(chan result, 1))
+	}
+	sem := make(chan struct{}, workers)
+	go func() {
+		for g, lo := 0, 0; lo < len(ws); g, lo = g+1, lo+n {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				for ; g < len(groups); g++ {
+					groups[g] <- result{err: ctx.Err()}
+				}
+				return
+			}
+			part := ws[lo:min(lo+n, len(ws))]
+			go func(ch chan result) {
+				defer func() { <-sem }()
+				in := make([]string, len(part))
+				for i, w := range part {
+					in[i] = w.input
+				}
+				vecs, err := e.Embed(ctx, in)
+				if err == nil && len(vecs) != len(part) {
+					err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(part))
+				}
+				if err == nil {
+					for i, w := range part {
+						w.vec = ann.EncodeVector(vecs[i])
+					}
+				}
+				ch <- result{part, err}
+			}(groups[g])
+		}
+	}()
+	finished := 0
+	for _, ch := range groups {
+		r := <-ch
+		if r.err != nil {
+			return r.err
+		}
+		finished += len(r.ws)
+		if err := done(r.ws, finished); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,255 @@
+package search
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/git-kb/git-kb/ann"
+	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/store"
+)
+
+// Dense configures vector retrieval.
+type Dense struct {
+	Embedder llm.Embedder
+	Model    store.ModelKey
+	// QueryCacheDir, if set, caches query vectors of remote embedders as
+	// files, so repeating a query makes no call.
+	QueryCacheDir string
+}
+
+// denseResult is what the vector side found.
+type denseResult struct {
+	hits    []hit // best first
+	live    int   // live chunks of the view
+	covered int   // live chunks with a vector
+}
+
+// denseCandidates is how deep each list goes into fusion.
+const denseCandidates = 100
+
+// dense embeds the query and scans the vector tables of the view's
+// segments, restricted to its live chunks.
+func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func() error) error) (*denseResult, error) {
+	d := s.Dense
+	v := req.View
+	segInfo, err := s.DB.Segments()
+	if err != nil {
+		return nil, err
+	}
+	// Live ordinals of each segment, as row ranges.
+	ranges := map[uint32][]ann.Range{}
+	for _, e := range v.Entries {
+		if e.N == 0 {
+			continue
+		}
+		sg := segInfo[e.Seg]
+		lo := e.First - sg.First
+		rs := ranges[e.Seg]
+		if n := len(rs); n > 0 && rs[n-1].Hi == lo {
+			rs[n-1].Hi = lo + e.N
+		} else {
+			rs = append(rs, ann.Range{Lo: lo, Hi: lo + e.N})
+		}
+		ranges[e.Seg] = rs
+	}
+	res := &denseResult{live: int(v.Chunks)}
+	type loaded struct {
+		seg   store.Segment
+		info  *store.VectorTableInfo
+		table *ann.Table
+	}
+	var segs []loaded
+	err = lap("load vectors", func() error {
+		ids := make([]uint32, 0, len(ranges))
+		for id := range ranges {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		for _, id := range ids {
+			info, data, err := s.DB.VectorTable(d.Model, id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			t, err := ann.UnmarshalTable(data)
+			if err != nil {
+				return fmt.Errorf("vector table of segment %d: %w", id, err)
+			}
+			for _, r := range ranges[id] {
+				for row := r.Lo; row < r.Hi; row++ {
+					if info.Present.Contains(row) {
+						res.covered++
+					}
+				}
+			}
+			segs = append(segs, loaded{segInfo[id], info, t})
+		}
+		return nil
+	})
+	if err != nil || res.covered == 0 {
+		return res, err
+	}
+	var q []float32
+	if err := lap("embed query", func() error {
+		q, err = s.queryVector(ctx, req.Query)
+		return err
+	}); err != nil {
+		return res, err
+	}
+	if len(q) != segs[0].table.Dim {
+		return res, &llm.DimensionError{Model: d.Embedder.ID(), Got: len(q), Want: segs[0].table.Dim, Source: "the dimension of the indexed vectors"}
+	}
+	err = lap("vector scan", func() error {
+		var all []ann.Hit
+		for _, sg := range segs {
+			for _, h := range sg.table.Search(q, denseCandidates, ranges[sg.seg.ID]) {
+				if sg.info.Present.Contains(h.ID) && h.Score > 0 {
+					all = append(all, ann.Hit{ID: sg.seg.First + h.ID, Score: h.Score})
+				}
+			}
+		}
+		sort.Slice(all, func(i, j int) bool {
+			return all[i].Score > all[j].Score || all[i].Score == all[j].Score && all[i].ID < all[j].ID
+		})
+		for i, h := range all[:min(len(all), denseCandidates)] {
+			res.hits = append(res.hits, hit{chunk: h.ID, score: float64(h.Score), dense: float64(h.Score), denseRank: i + 1})
+		}
+		return nil
+	})
+	return res, err
+}
+
+// queryVector embeds the query, through the file cache for remote models.
+func (s *Searcher) queryVector(ctx context.Context, query string) ([]float32, error) {
+	d := s.Dense
+	var path string
+	if d.QueryCacheDir != "" && !d.Embedder.Local() {
+		sum := sha256.Sum256([]byte(query))
+		path = filepath.Join(d.QueryCacheDir, hex.EncodeToString(d.Model[:]), hex.EncodeToString(sum[:16]))
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 && len(b)%4 == 0 {
+			v := make([]float32, len(b)/4)
+			for i := range v {
+				v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+			return v, nil
+		}
+	}
+	vs, err := d.Embedder.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("embedder returned %d vectors for one query", len(vs))
+	}
+	if path != "" {
+		b := make([]byte, 0, 4*len(vs[0]))
+		for _, x := range vs[0] {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+		// Best effort: a cache that cannot be written costs a call, not an answer.
+		if os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+			tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+			if os.WriteFile(tmp, b, 0o644) == nil {
+				os.Rename(tmp, path)
+			}
+		}
+	}
+	return vs[0], nil
+}
+
+// Fusion methods.
+const (
+	FusionRRF  = "rrf"
+	FusionDBSF = "dbsf"
+)
+
+// rrfK is the rank constant of reciprocal rank fusion (Cormack et al. 2009).
+const rrfK = 60
+
+// fuse merges the lexical and dense lists (each best first) into one.
+// RRF adds 1/(k+rank) over the lists; DBSF (distribution-based score
+// fusion) rescales each list's scores by its mean ± 3 standard deviations
+// to [0,1] and adds them.
+func fuse(lex, dense []hit, method string) []hit {
+	by := map[uint32]*hit{}
+	var order []uint32
+	get := func(c uint32) *hit {
+		h := by[c]
+		if h == nil {
+			h = &hit{chunk: c}
+			by[c] = h
+			order = append(order, c)
+		}
+		return h
+	}
+	for i, h := range lex {
+		f := get(h.chunk)
+		f.lexical, f.lexRank = h.score, i+1
+	}
+	for i, h := range dense {
+		f := get(h.chunk)
+		f.dense, f.denseRank = h.score, i+1
+	}
+	var nl, nd func(float64) float64
+	if method == FusionDBSF {
+		nl, nd = dbsf(lex), dbsf(dense)
+	}
+	out := make([]hit, 0, len(order))
+	for _, c := range order {
+		h := by[c]
+		if method == FusionDBSF {
+			if h.lexRank > 0 {
+				h.score += nl(h.lexical)
+			}
+			if h.denseRank > 0 {
+				h.score += nd(h.dense)
+			}
+		} else {
+			if h.lexRank > 0 {
+				h.score += 1 / float64(rrfK+h.lexRank)
+			}
+			if h.denseRank > 0 {
+				h.score += 1 / float64(rrfK+h.denseRank)
+			}
+		}
+		out = append(out, *h)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].score > out[j].score || out[i].score == out[j].score && out[i].chunk < out[j].chunk
+	})
+	return out
+}
+
+// dbsf returns the min-max scaling of a list between mean-3σ and mean+3σ.
+func dbsf(list []hit) func(float64) float64 {
+	if len(list) == 0 {
+		return func(float64) float64 { return 0 }
+	}
+	var sum, sq float64
+	for _, h := range list {
+		sum += h.score
+	}
+	mean := sum / float64(len(list))
+	for _, h := range list {
+		sq += (h.score - mean) * (h.score - mean)
+	}
+	sd := math.Sqrt(sq / float64(len(list)))
+	lo, hi := mean-3*sd, mean+3*sd
+	return func(x float64) float64 {
+		if hi <= lo {
+			return 1
+		}
+		return min(1, max(0, (x-lo)/(hi-lo)))
+	}
+}
