@@ -220,8 +220,12 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 		}
 	}
 	report(0)
-	group := 64
-	workers := 1
+	// Remote embedders parallelise inside one call; a group is what they
+	// keep in flight, so a failure loses at most one group.
+	group, workers := 64, 1
+	if h, ok := o.Embedder.(interface{ BatchHint() int }); ok {
+		group = h.BatchHint()
+	}
 	if o.Embedder.Local() {
 		workers = runtime.GOMAXPROCS(0)
 		group = 256

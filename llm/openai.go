@@ -118,6 +118,10 @@ func (e *OpenAIEmbedder) Dim() int { return int(e.dim.Load()) }
 // Local implements Embedder.
 func (e *OpenAIEmbedder) Local() bool { return false }
 
+// BatchHint is how many texts one Embed call should carry to keep every
+// connection busy: a batch per request in flight.
+func (e *OpenAIEmbedder) BatchHint() int { return e.cfg.BatchSize * e.cfg.Concurrency }
+
 // Calls is the number of HTTP requests made so far, retries included.
 func (e *OpenAIEmbedder) Calls() int { return int(e.calls.Load()) }
 
