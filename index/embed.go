@@ -475,3 +475,34 @@ func embedGroups(ctx context.Context, e llm.Embedder, ws []*want, n, workers int
 	}
 	return nil
 }
+
+// Coverage counts the live chunks of a view that have a vector under mk.
+func Coverage(db *store.DB, mk store.ModelKey, v *store.View) (int, error) {
+	segInfo, err := db.Segments()
+	if err != nil {
+		return 0, err
+	}
+	infos := map[uint32]*store.VectorTableInfo{}
+	n := 0
+	for _, e := range v.Entries {
+		if e.N == 0 {
+			continue
+		}
+		info, ok := infos[e.Seg]
+		if !ok {
+			info, err = db.VectorTableHeader(mk, e.Seg)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return 0, err
+			}
+			infos[e.Seg] = info
+		}
+		if info == nil {
+			continue
+		}
+		lo := uint64(e.First - segInfo[e.Seg].First)
+		r := roaring.New()
+		r.AddRange(lo, lo+uint64(e.N))
+		n += int(r.AndCardinality(info.Present))
+	}
+	return n, nil
+}

@@ -248,3 +248,16 @@ func decodeTableInfo(b []byte) (*VectorTableInfo, error) {
 	}
 	return t, nil
 }
+
+// VectorTableHeader reads only a segment table's header.
+func (d *DB) VectorTableHeader(mk ModelKey, seg uint32) (*VectorTableInfo, error) {
+	var info *VectorTableInfo
+	err := d.db.View(func(txn *badger.Txn) error {
+		hb, err := get(txn, tableKey(mk, seg))
+		if err == nil {
+			info, err = decodeTableInfo(hb)
+		}
+		return err
+	})
+	return info, err
+}

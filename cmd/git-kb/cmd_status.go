@@ -31,6 +31,15 @@ type statusReport struct {
 	HeadIndex bool         `json:"head_indexed"`
 	Head      string       `json:"head,omitempty"`
 	Views     []statusView `json:"views"`
+	Dense     statusDense  `json:"dense"`
+}
+
+type statusDense struct {
+	On          bool   `json:"on"`
+	Model       string `json:"model,omitempty"`
+	Off         string `json:"off_reason,omitempty"`
+	HeadVectors int    `json:"head_vectors"`
+	HeadChunks  int    `json:"head_chunks"`
 }
 
 func statusCommand(e env) *cli.Command {
@@ -61,6 +70,15 @@ func statusCommand(e env) *cli.Command {
 			}
 			defer db.Close()
 			rep.Exists = true
+			cfg, err := readEmbedConfig(c.Context, e, repo)
+			if err != nil {
+				return err
+			}
+			emb, err := cfg.embedder(false)
+			if err != nil {
+				return err
+			}
+			rep.Dense.On, rep.Dense.Off = emb != nil, cfg.Off
 			rep.SizeBytes = db.Size()
 			rep.Format, rep.Pipeline = db.Format.Format, db.Format.Pipeline
 			refs, err := db.Refs()
@@ -76,6 +94,12 @@ func statusCommand(e env) *cli.Command {
 					Files: v.Stats.Indexed, Chunks: v.Chunks, Terms: v.FieldLen[store.FieldBody], Skipped: v.Stats.Skipped}
 				sv.IsHead = sv.Commit == rep.Head
 				rep.HeadIndex = rep.HeadIndex || sv.IsHead
+				if sv.IsHead && emb != nil {
+					rep.Dense.Model, rep.Dense.HeadChunks = emb.ID(), int(v.Chunks)
+					if rep.Dense.HeadVectors, err = index.Coverage(db, index.ModelKey(emb), v); err != nil {
+						return err
+					}
+				}
 				rep.Views = append(rep.Views, sv)
 			}
 			if c.Bool("json") {
@@ -89,6 +113,11 @@ func statusCommand(e env) *cli.Command {
 			}
 			if rep.Head != "" {
 				fmt.Fprintf(e.Stdout, "HEAD:     %s %s\n", rep.Head[:12], headState)
+			}
+			if rep.Dense.On {
+				fmt.Fprintf(e.Stdout, "dense:    on, %s; HEAD has vectors for %d of %d chunks\n", rep.Dense.Model, rep.Dense.HeadVectors, rep.Dense.HeadChunks)
+			} else {
+				fmt.Fprintf(e.Stdout, "dense:    off: %s\n", rep.Dense.Off)
 			}
 			fmt.Fprintf(e.Stdout, "views:    %d indexed commits\n", len(rep.Views))
 			for _, v := range rep.Views {

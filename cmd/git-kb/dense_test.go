@@ -180,3 +180,23 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 		t.Errorf("want a one-line notice on stderr, got %q", errs)
 	}
 }
+
+func TestStatusReportsDense(t *testing.T) {
+	dir := gittest.New(t, docs)
+	var rep statusReport
+	kb(t, dir, "index", "-q")
+	kbJSON(t, dir, &rep, "status", "--json")
+	if rep.Dense.On || !strings.Contains(rep.Dense.Off, "no embedder") {
+		t.Fatalf("dense without config: %+v", rep.Dense)
+	}
+	gittest.Git(t, dir, "config", "kb.embed.provider", "hash")
+	kbJSON(t, dir, &rep, "status", "--json")
+	if !rep.Dense.On || rep.Dense.HeadVectors != 0 || rep.Dense.HeadChunks == 0 {
+		t.Fatalf("dense before embedding: %+v", rep.Dense)
+	}
+	kb(t, dir, "index", "-q")
+	kbJSON(t, dir, &rep, "status", "--json")
+	if rep.Dense.HeadVectors != rep.Dense.HeadChunks {
+		t.Fatalf("dense after embedding: %+v", rep.Dense)
+	}
+}
