@@ -23,10 +23,9 @@ import (
 // (see EmbedText). Changing it starts a new embedding space.
 const EmbedInputVersion = 1
 
-// DefaultGraphMin is the number of vectors from which a segment also gets
-// an HNSW graph (kb.ann.graphMin overrides it). Below it the exact scan is
-// faster than loading a graph, even in a warm process.
-const DefaultGraphMin = 50000
+// Graphs are opt-in (kb.ann.graphMin): no command loads them yet, a cold
+// CLI search is faster with the exact scan at every size measured, and a
+// build costs minutes at 100k vectors (README, ann benchmark).
 
 // ModelKey is the store key of an embedder's vectors.
 func ModelKey(e llm.Embedder) store.ModelKey {
@@ -76,7 +75,7 @@ type EmbedOptions struct {
 	// Progress receives Phase "embed" events counting chunks.
 	Progress func(Event)
 	// GraphMin: build an HNSW graph for segments of at least this many
-	// vectors (0: DefaultGraphMin; negative: never).
+	// vectors (0: never).
 	GraphMin int
 	// FlushEvery bounds the work lost to an interruption (default 5s).
 	FlushEvery time.Duration
@@ -119,9 +118,6 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	defer func() { st.Seconds = time.Since(began).Seconds() }()
 	if o.FlushEvery <= 0 {
 		o.FlushEvery = 5 * time.Second
-	}
-	if o.GraphMin == 0 {
-		o.GraphMin = DefaultGraphMin
 	}
 	commit, tree, err := repo.Resolve(ctx, o.Rev)
 	if err != nil {
@@ -259,7 +255,12 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	if err != nil {
 		return st, err
 	}
-	defer db.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			db.Close()
+		}
+	}()
 	if _, err := db.Model(mk); errors.Is(err, store.ErrNotFound) {
 		if err := db.PutModel(mk, &store.ModelInfo{ID: o.Embedder.ID(), Dim: dim, Created: time.Now().UTC()}); err != nil {
 			return st, err
@@ -295,13 +296,31 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 			return st, err
 		}
 		st.Tables++
-		if o.GraphMin > 0 && int(tb.info.Rows) >= o.GraphMin && tb.info.Present.GetCardinality() == uint64(tb.info.Rows) {
-			g := ann.Build(tb.table, ann.GraphConfig{Seed: uint64(id)})
-			if err := db.PutGraph(mk, id, g.Marshal()); err != nil {
-				return st, err
-			}
-			st.Graphs++
+	}
+	closed = true
+	if err := db.Close(); err != nil {
+		return st, err
+	}
+
+	// Graphs, built with the database closed (searches go on meanwhile).
+	for _, id := range segIDs {
+		tb := tables[id]
+		if o.GraphMin <= 0 || int(tb.info.Rows) < o.GraphMin || tb.info.Present.GetCardinality() != uint64(tb.info.Rows) {
+			continue
 		}
+		g := ann.Build(tb.table, ann.GraphConfig{Seed: uint64(id)}).Marshal()
+		db, err := store.Open(ctx, dbDir, rw)
+		if err != nil {
+			return st, err
+		}
+		err = db.PutGraph(mk, id, g)
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return st, err
+		}
+		st.Graphs++
 	}
 	return st, nil
 }
@@ -349,10 +368,12 @@ func plan(db *store.DB, mk store.ModelKey, tree gitx.Hash, st *EmbedStats) ([]*w
 	}
 	var wants []*want
 	metas := map[store.SHA]*store.BlobMeta{}
+	seen := map[store.SHA]bool{} // one blob at several paths has one set of chunks
 	for _, e := range v.Entries {
-		if e.N == 0 {
+		if e.N == 0 || seen[e.Blob] {
 			continue
 		}
+		seen[e.Blob] = true
 		tb := tables[e.Seg]
 		for i := uint32(0); i < e.N; i++ {
 			row := e.First + i - tb.info.First
@@ -483,11 +504,13 @@ func Coverage(db *store.DB, mk store.ModelKey, v *store.View) (int, error) {
 		return 0, err
 	}
 	infos := map[uint32]*store.VectorTableInfo{}
+	seen := map[store.SHA]bool{}
 	n := 0
 	for _, e := range v.Entries {
-		if e.N == 0 {
+		if e.N == 0 || seen[e.Blob] {
 			continue
 		}
+		seen[e.Blob] = true
 		info, ok := infos[e.Seg]
 		if !ok {
 			info, err = db.VectorTableHeader(mk, e.Seg)

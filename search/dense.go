@@ -47,10 +47,12 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	}
 	// Live ordinals of each segment, as row ranges.
 	ranges := map[uint32][]ann.Range{}
+	seen := map[store.SHA]bool{} // a blob at several paths has one set of chunks
 	for _, e := range v.Entries {
-		if e.N == 0 {
+		if e.N == 0 || seen[e.Blob] {
 			continue
 		}
+		seen[e.Blob] = true
 		sg := segInfo[e.Seg]
 		lo := e.First - sg.First
 		rs := ranges[e.Seg]

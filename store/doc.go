@@ -15,6 +15,17 @@
 //	v<pv><tree>         View: the indexed files of a tree and BM25 totals
 //	r/<commit>          Ref: commit -> tree, and when it was indexed
 //
+// Vectors (mk is a ModelKey: embedder identity + input version, 8 bytes):
+//
+//	M<mk>               ModelInfo JSON: embedder ID, dimension
+//	e<mk><key12>        one cached embedding (float32 scale + int8 codes),
+//	                    keyed by a hash of the text embedded
+//	x<mk><seg>          vector table header of a segment: dim, rows, parts,
+//	                    bitmap of rows present; written last (commit marker)
+//	y<mk><seg><part>    the table's encoded rows, in parts of <= 4 MiB
+//	g<mk><seg>          HNSW graph header (number of parts)
+//	h<mk><seg><part>    the serialised graph
+//
 // Crash safety: an indexing run allocates a fresh segment id in its own
 // transaction, writes all its data with a WriteBatch, and publishes with one
 // small transaction holding s/<seg>, v/<tree> and r/<commit>. Data of a
