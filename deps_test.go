@@ -17,6 +17,8 @@ func TestDependencyDirection(t *testing.T) {
 		"gitx":    {mod + "store", mod + "segment", mod + "index", mod + "search"},
 		"search":  {mod + "index", mod + "gitx", mod + "cmd"},
 		"index":   {mod + "search", mod + "cmd"},
+		"llm":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "ann", mod + "cmd"},
+		"ann":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "llm", mod + "cmd"},
 	}
 	for pkg, bad := range forbidden {
 		out, err := exec.Command("go", "list", "-deps", "./"+pkg).Output()
