@@ -48,3 +48,33 @@ func TestDocsCorpus(t *testing.T) {
 		t.Fatalf("show %s: %d", r.Results[0].Citation, code)
 	}
 }
+
+// TestDocsCorpusHybrid embeds the real corpus with the hash embedder and
+// checks hybrid answers, the vectors' coverage, and that a second index run
+// embeds nothing.
+func TestDocsCorpusHybrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("embeds 13k real chunks")
+	}
+	dir := gittest.Clone(t, gittest.CorpusBundle(t, "tidb-docs-cn.bundle"))
+	gittest.Git(t, dir, "config", "kb.embed.provider", "hash")
+	st := indexJSON(t, dir)
+	if st.Embed == nil || st.Embed.Embedded != st.Chunks {
+		t.Fatalf("embedding: %+v, %d chunks", st.Embed, st.Chunks)
+	}
+	for _, tt := range []struct{ query, want string }{
+		{"TiDB Lightning 断点续传", "tidb-lightning/tidb-lightning-checkpoints.md"},
+		{"慢查询日志", "identify-slow-queries.md"},
+	} {
+		r := searchJSON(t, dir, "-n", "5", tt.query)
+		if r.Mode != "hybrid" || r.Dense == nil || r.Dense.Vectors != r.Dense.Chunks {
+			t.Fatalf("%q: mode %s, dense %+v", tt.query, r.Mode, r.Dense)
+		}
+		if !contains(paths(r), tt.want) {
+			t.Errorf("%q: want %s in top 5, got %v", tt.query, tt.want, paths(r))
+		}
+	}
+	if again := indexJSON(t, dir); again.Embed.Embedded != 0 {
+		t.Fatalf("second run embedded %d chunks", again.Embed.Embedded)
+	}
+}
