@@ -61,7 +61,7 @@ func tableOf(vs [][]float32) *Table {
 
 // exactF32 is the float32 ground truth.
 func exactF32(vs [][]float32, q []float32, k int, accept func(uint32) bool) []uint32 {
-	top := topK{k: k}
+	top := newTopK(k)
 	for i, v := range vs {
 		if accept != nil && !accept(uint32(i)) {
 			continue
@@ -133,7 +133,7 @@ func TestExactScanRanges(t *testing.T) {
 	for _, q := range clustered(20, 32, 4) {
 		got := tb.Search(q, 10, ranges)
 		// Compare against a single-threaded filtered scan over the same codes.
-		top := topK{k: 10}
+		top := newTopK(10)
 		for i := 0; i < tb.Len(); i++ {
 			if in(uint32(i)) {
 				top.push(Hit{uint32(i), tb.Dot(q, i)})

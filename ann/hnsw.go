@@ -1,7 +1,6 @@
 package ann
 
 import (
-	"container/heap"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -285,14 +284,6 @@ type cand struct {
 
 func (a cand) less(b cand) bool { return a.d < b.d || a.d == b.d && a.id < b.id }
 
-func ids(cs []cand) []uint32 {
-	out := make([]uint32, len(cs))
-	for i, c := range cs {
-		out[i] = c.id
-	}
-	return out
-}
-
 type visitSet struct {
 	marks []uint32
 	gen   uint32
@@ -316,18 +307,18 @@ func (g *Graph) searchLayer(dist func(uint32) float32, ep []cand, ef, l int, acc
 	vs := g.visited.Get().(*visitSet)
 	defer g.visited.Put(vs)
 	vs.reset()
-	var cands candMin
-	var res candMax
+	cands := binHeap[cand]{first: cand.less}                               // nearest on top
+	res := binHeap[cand]{first: func(a, b cand) bool { return b.less(a) }} // farthest on top
 	for _, e := range ep {
 		vs.marks[e.id] = vs.gen
-		heap.Push(&cands, e)
+		cands.push(e)
 		if accept == nil || accept(e.id) {
-			heap.Push(&res, e)
+			res.push(e)
 		}
 	}
-	for len(cands) > 0 {
-		c := heap.Pop(&cands).(cand)
-		if len(res) >= ef && c.d > res[0].d {
+	for cands.len() > 0 {
+		c := cands.pop()
+		if res.len() >= ef && c.d > res.top().d {
 			break
 		}
 		for _, n := range g.neighbours(c.id, l) {
@@ -336,20 +327,21 @@ func (g *Graph) searchLayer(dist func(uint32) float32, ep []cand, ef, l int, acc
 			}
 			vs.marks[n] = vs.gen
 			d := dist(n)
-			if len(res) < ef || d < res[0].d {
-				heap.Push(&cands, cand{n, d})
+			if res.len() < ef || d < res.top().d {
+				cands.push(cand{n, d})
 				if accept == nil || accept(n) {
-					heap.Push(&res, cand{n, d})
-					if len(res) > ef {
-						heap.Pop(&res)
+					if res.len() < ef {
+						res.push(cand{n, d})
+					} else {
+						res.replaceTop(cand{n, d})
 					}
 				}
 			}
 		}
 	}
-	out := make([]cand, len(res))
+	out := make([]cand, res.len())
 	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&res).(cand)
+		out[i] = res.pop()
 	}
 	return out
 }
@@ -372,30 +364,4 @@ func (g *Graph) Search(q []float32, k, ef int, accept func(uint32) bool) []Hit {
 		out = append(out, Hit{c.id, 1 - c.d})
 	}
 	return out
-}
-
-type candMin []cand
-
-func (h candMin) Len() int           { return len(h) }
-func (h candMin) Less(i, j int) bool { return h[i].less(h[j]) }
-func (h candMin) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *candMin) Push(x any)        { *h = append(*h, x.(cand)) }
-func (h *candMin) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-type candMax []cand
-
-func (h candMax) Len() int           { return len(h) }
-func (h candMax) Less(i, j int) bool { return h[j].less(h[i]) }
-func (h candMax) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *candMax) Push(x any)        { *h = append(*h, x.(cand)) }
-func (h *candMax) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }

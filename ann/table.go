@@ -1,7 +1,6 @@
 package ann
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -58,13 +57,6 @@ func (t *Table) Dot(q []float32, i int) float32 {
 	return dotF8(q, t.Codes[i*t.Dim:(i+1)*t.Dim]) * t.Scales[i]
 }
 
-// dot2 is the inner product of vectors i and j, in integer arithmetic.
-func (t *Table) dot2(i, j uint32) float32 {
-	a := t.Codes[int(i)*t.Dim : int(i+1)*t.Dim]
-	b := t.Codes[int(j)*t.Dim : int(j+1)*t.Dim]
-	return float32(dot88(a, b)) * t.Scales[i] * t.Scales[j]
-}
-
 func dotF8(q []float32, c []int8) float32 {
 	c = c[:len(q)]
 	var s0, s1, s2, s3 float32
@@ -77,22 +69,6 @@ func dotF8(q []float32, c []int8) float32 {
 	}
 	for ; i < len(q); i++ {
 		s0 += q[i] * float32(c[i])
-	}
-	return s0 + s1 + s2 + s3
-}
-
-func dot88(a, b []int8) int32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += int32(a[i]) * int32(b[i])
-		s1 += int32(a[i+1]) * int32(b[i+1])
-		s2 += int32(a[i+2]) * int32(b[i+2])
-		s3 += int32(a[i+3]) * int32(b[i+3])
-	}
-	for ; i < len(a); i++ {
-		s0 += int32(a[i]) * int32(b[i])
 	}
 	return s0 + s1 + s2 + s3
 }
@@ -129,7 +105,7 @@ func (t *Table) Search(q []float32, k int, ranges []Range) []Hit {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			top := topK{k: k}
+			top := newTopK(k)
 			for _, r := range part {
 				for i := r.Lo; i < r.Hi; i++ {
 					top.push(Hit{i, t.Dot(q, int(i))})
@@ -141,7 +117,7 @@ func (t *Table) Search(q []float32, k int, ranges []Range) []Hit {
 	wg.Wait()
 	all := tops[0]
 	for _, o := range tops[1:] {
-		for _, h := range o.h {
+		for _, h := range o.h.items {
 			all.push(h)
 		}
 	}
@@ -172,42 +148,32 @@ func splitRanges(ranges []Range, total, n int) [][]Range {
 	return parts
 }
 
-// topK keeps the k best hits in a min-heap (worst on top).
+// topK keeps the k best hits in a heap with the worst on top.
 type topK struct {
 	k int
-	h hitMinHeap
+	h binHeap[Hit]
+}
+
+func newTopK(k int) topK {
+	return topK{k: k, h: binHeap[Hit]{first: func(a, b Hit) bool { return better(b, a) }}}
 }
 
 func (t *topK) push(h Hit) {
-	if len(t.h) < t.k {
-		heap.Push(&t.h, h)
-	} else if better(h, t.h[0]) {
-		t.h[0] = h
-		heap.Fix(&t.h, 0)
+	if t.h.len() < t.k {
+		t.h.push(h)
+	} else if better(h, t.h.top()) {
+		t.h.replaceTop(h)
 	}
 }
 
 func (t *topK) sorted() []Hit {
-	out := append([]Hit(nil), t.h...)
+	out := append([]Hit(nil), t.h.items...)
 	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
 	return out
 }
 
 // better orders hits: higher score first, then lower id (determinism).
 func better(a, b Hit) bool { return a.Score > b.Score || a.Score == b.Score && a.ID < b.ID }
-
-type hitMinHeap []Hit
-
-func (h hitMinHeap) Len() int           { return len(h) }
-func (h hitMinHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h hitMinHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitMinHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *hitMinHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
 
 const tableVersion = 1
 

@@ -280,21 +280,21 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 			return st, err
 		}
 		tb := tables[id]
-		if tb.table == nil {
-			tb.table = ann.NewTable(dim, int(tb.info.Rows))
-		} else if tb.table.Dim != dim {
-			return st, &llm.DimensionError{Model: o.Embedder.ID(), Got: dim, Want: tb.table.Dim, Source: "the dimension of the segment's stored table"}
+		table, err := rowsToExtend(db, mk, o.Embedder.ID(), id, tb.info, dim)
+		if err != nil {
+			return st, err
 		}
 		for _, w := range bySeg[id] {
-			if err := tb.table.SetRow(int(w.row), w.vec); err != nil {
+			if err := table.SetRow(int(w.row), w.vec); err != nil {
 				return st, err
 			}
 			tb.info.Present.Add(w.row)
 		}
 		tb.info.Dim = dim
-		if err := db.PutVectorTable(mk, id, tb.info, tb.table.Marshal()); err != nil {
+		if err := db.PutVectorTable(mk, id, tb.info, table.Marshal()); err != nil {
 			return st, err
 		}
+		tb.table = table
 		st.Tables++
 	}
 	closed = true
@@ -327,7 +327,28 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 
 type segTable struct {
 	info  *store.VectorTableInfo
-	table *ann.Table // nil: no rows yet
+	table *ann.Table // once written
+}
+
+// rowsToExtend returns the segment's stored rows, copied for writing, or
+// empty rows if it has none yet.
+func rowsToExtend(db *store.DB, mk store.ModelKey, model string, seg uint32, info *store.VectorTableInfo, dim int) (*ann.Table, error) {
+	if info.Present.IsEmpty() {
+		return ann.NewTable(dim, int(info.Rows)), nil
+	}
+	_, data, err := db.VectorTable(mk, seg)
+	if err != nil {
+		return nil, err
+	}
+	t, err := ann.UnmarshalTable(data)
+	if err != nil {
+		return nil, fmt.Errorf("vector table of segment %d: %w", seg, err)
+	}
+	if t.Dim != dim {
+		return nil, &llm.DimensionError{Model: model, Got: dim, Want: t.Dim, Source: "the dimension of the segment's stored table"}
+	}
+	t.Codes = append([]int8(nil), t.Codes...) // data aliases it
+	return t, nil
 }
 
 // plan lists the view's chunks without vectors and looks them up in the
@@ -345,35 +366,26 @@ func plan(db *store.DB, mk store.ModelKey, tree gitx.Hash, st *EmbedStats) ([]*w
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	// Headers only: the rows are read later, and only for segments that
+	// gain vectors (an up-to-date view reads no table at all).
 	dim := 0
 	tables := map[uint32]*segTable{}
 	for id := range v.Segments() {
-		info, data, err := db.VectorTable(mk, id)
+		info, err := db.VectorTableHeader(mk, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			sg := segInfo[id]
-			tables[id] = &segTable{info: &store.VectorTableInfo{First: sg.First, Rows: sg.N, Present: roaring.New()}}
+			info = &store.VectorTableInfo{First: sg.First, Rows: sg.N, Present: roaring.New()}
 		case err != nil:
 			return nil, nil, 0, err
 		default:
-			t, err := ann.UnmarshalTable(data)
-			if err != nil {
-				return nil, nil, 0, fmt.Errorf("vector table of segment %d: %w", id, err)
-			}
-			// Copy: the table will be modified and data aliases it.
-			t.Codes = append([]int8(nil), t.Codes...)
-			tables[id] = &segTable{info: info, table: t}
-			dim = t.Dim
+			dim = info.Dim
 		}
+		tables[id] = &segTable{info: info}
 	}
 	var wants []*want
 	metas := map[store.SHA]*store.BlobMeta{}
-	seen := map[store.SHA]bool{} // one blob at several paths has one set of chunks
-	for _, e := range v.Entries {
-		if e.N == 0 || seen[e.Blob] {
-			continue
-		}
-		seen[e.Blob] = true
+	for _, e := range v.ChunkEntries() {
 		tb := tables[e.Seg]
 		for i := uint32(0); i < e.N; i++ {
 			row := e.First + i - tb.info.First
@@ -504,13 +516,8 @@ func Coverage(db *store.DB, mk store.ModelKey, v *store.View) (int, error) {
 		return 0, err
 	}
 	infos := map[uint32]*store.VectorTableInfo{}
-	seen := map[store.SHA]bool{}
 	n := 0
-	for _, e := range v.Entries {
-		if e.N == 0 || seen[e.Blob] {
-			continue
-		}
-		seen[e.Blob] = true
+	for _, e := range v.ChunkEntries() {
 		info, ok := infos[e.Seg]
 		if !ok {
 			info, err = db.VectorTableHeader(mk, e.Seg)
@@ -519,13 +526,9 @@ func Coverage(db *store.DB, mk store.ModelKey, v *store.View) (int, error) {
 			}
 			infos[e.Seg] = info
 		}
-		if info == nil {
-			continue
+		if info != nil {
+			n += info.CountPresent(e.First-segInfo[e.Seg].First, e.N)
 		}
-		lo := uint64(e.First - segInfo[e.Seg].First)
-		r := roaring.New()
-		r.AddRange(lo, lo+uint64(e.N))
-		n += int(r.AndCardinality(info.Present))
 	}
 	return n, nil
 }

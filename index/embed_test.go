@@ -19,15 +19,8 @@ func TestEmbedWritesGraphs(t *testing.T) {
 	for i := range 60 {
 		files[strings.Repeat("d", 1)+string(rune('a'+i%26))+strings.Repeat("x", i/26)+".md"] = "# 文档\n\n" + strings.Repeat("数据库 连接池 重试 ", i%7+1) + strings.Repeat("回滚 ", i) + "\n"
 	}
-	dir := gittest.New(t, files)
-	repo, err := gitx.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := indexedRepo(t, files)
 	ctx := context.Background()
-	if _, err := Run(ctx, repo, Options{}); err != nil {
-		t.Fatal(err)
-	}
 	emb := &llm.HashEmbedder{Dims: 64, Terms: segment.Tiny().Terms}
 	st, err := Embed(ctx, repo, EmbedOptions{Embedder: emb, GraphMin: 10})
 	if err != nil {
@@ -48,20 +41,25 @@ func TestEmbedWritesGraphs(t *testing.T) {
 
 func TestEmbedDuplicateBlobsOnce(t *testing.T) {
 	same := "# 许可\n\n同一份文本出现在两个路径下。\n"
-	dir := gittest.New(t, map[string]string{"a/LICENSE.md": same, "b/LICENSE.md": same})
-	repo, err := gitx.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := Run(ctx, repo, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := Embed(ctx, repo, EmbedOptions{Embedder: &llm.HashEmbedder{Dims: 16, Terms: segment.Tiny().Terms}})
+	repo := indexedRepo(t, map[string]string{"a/LICENSE.md": same, "b/LICENSE.md": same})
+	st, err := Embed(context.Background(), repo, EmbedOptions{Embedder: &llm.HashEmbedder{Dims: 16, Terms: segment.Tiny().Terms}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Embedded != 1 || st.Chunks != 1 {
 		t.Fatalf("one blob at two paths: %+v", st)
 	}
+}
+
+// indexedRepo commits files to a new repository and indexes HEAD.
+func indexedRepo(t *testing.T, files map[string]string) *gitx.Repo {
+	t.Helper()
+	repo, err := gitx.Open(gittest.New(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return repo
 }

@@ -45,8 +45,6 @@ type OpenAIEmbedder struct {
 
 	throttleMu sync.Mutex
 	nextStart  time.Time
-
-	calls atomic.Int64
 }
 
 // NewOpenAIEmbedder checks cfg and builds a client.
@@ -122,9 +120,6 @@ func (e *OpenAIEmbedder) Local() bool { return false }
 // connection busy: a batch per request in flight.
 func (e *OpenAIEmbedder) BatchHint() int { return e.cfg.BatchSize * e.cfg.Concurrency }
 
-// Calls is the number of HTTP requests made so far, retries included.
-func (e *OpenAIEmbedder) Calls() int { return int(e.calls.Load()) }
-
 // Embed implements Embedder: texts go out in batches, several in flight,
 // each retried on transient failures.
 func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -185,7 +180,6 @@ func (e *OpenAIEmbedder) batch(ctx context.Context, texts []string) ([][]float32
 		}
 		hint := new(time.Duration)
 		actx, cancel := context.WithTimeout(context.WithValue(ctx, retryAfterKey{}, hint), e.cfg.Timeout)
-		e.calls.Add(1)
 		res, err := e.client.CreateEmbeddings(actx, req)
 		cancel()
 		if err == nil {

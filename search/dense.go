@@ -47,12 +47,7 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	}
 	// Live ordinals of each segment, as row ranges.
 	ranges := map[uint32][]ann.Range{}
-	seen := map[store.SHA]bool{} // a blob at several paths has one set of chunks
-	for _, e := range v.Entries {
-		if e.N == 0 || seen[e.Blob] {
-			continue
-		}
-		seen[e.Blob] = true
+	for _, e := range v.ChunkEntries() {
 		sg := segInfo[e.Seg]
 		lo := e.First - sg.First
 		rs := ranges[e.Seg]
@@ -89,11 +84,7 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 				return fmt.Errorf("vector table of segment %d: %w", id, err)
 			}
 			for _, r := range ranges[id] {
-				for row := r.Lo; row < r.Hi; row++ {
-					if info.Present.Contains(row) {
-						res.covered++
-					}
-				}
+				res.covered += info.CountPresent(r.Lo, r.Hi-r.Lo)
 			}
 			segs = append(segs, loaded{segInfo[id], info, t})
 		}

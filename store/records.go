@@ -179,6 +179,21 @@ func (v *View) Segments() map[uint32]bool {
 	return m
 }
 
+// ChunkEntries are the entries that own chunks: those with chunks, one per
+// blob (a blob at several paths has one set of chunks, listed under its
+// first path).
+func (v *View) ChunkEntries() []ViewEntry {
+	seen := map[SHA]bool{}
+	var out []ViewEntry
+	for _, e := range v.Entries {
+		if e.N > 0 && !seen[e.Blob] {
+			seen[e.Blob] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // Ref records that a commit was indexed, as the view of its tree.
 type Ref struct {
 	Commit, Tree SHA

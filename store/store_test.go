@@ -215,8 +215,8 @@ func TestVectorRecords(t *testing.T) {
 		t.Fatalf("graph: %q %v", g, err)
 	}
 	db.PutModel(mk, &ModelInfo{ID: "hash-v1/8", Dim: 8})
-	ms, err := db.Models()
-	if err != nil || ms[mk] == nil || ms[mk].Dim != 8 {
-		t.Fatalf("models: %v %v", ms, err)
+	m, err := db.Model(mk)
+	if err != nil || m.ID != "hash-v1/8" || m.Dim != 8 {
+		t.Fatalf("model record: %+v %v", m, err)
 	}
 }

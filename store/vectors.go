@@ -44,6 +44,11 @@ type VectorTableInfo struct {
 	parts   uint32
 }
 
+// CountPresent counts the rows in [lo, lo+n) that hold vectors.
+func (t *VectorTableInfo) CountPresent(lo, n uint32) int {
+	return int(t.Present.CardinalityInRange(uint64(lo), uint64(lo)+uint64(n)))
+}
+
 // partSize bounds one value of a large record: Badger rejects values near
 // its value-log file size (16 MiB here).
 const partSize = 4 << 20
@@ -69,26 +74,6 @@ func (d *DB) Model(mk ModelKey) (*ModelInfo, error) {
 		return nil, err
 	}
 	return &m, nil
-}
-
-// Models lists every model with stored vectors.
-func (d *DB) Models() (map[ModelKey]*ModelInfo, error) {
-	out := map[ModelKey]*ModelInfo{}
-	err := d.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{'M'}, PrefetchValues: true})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			var mk ModelKey
-			copy(mk[:], it.Item().Key()[1:])
-			m := &ModelInfo{}
-			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, m) }); err != nil {
-				return err
-			}
-			out[mk] = m
-		}
-		return nil
-	})
-	return out, err
 }
 
 // PutModel records what a model key stands for.

@@ -73,8 +73,14 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := embedAfterIndex(c.Context, e, repo, st, mode, quiet); err != nil {
-				return err
+			if mode != "off" {
+				cfg, err := readEmbedConfig(c.Context, e, repo)
+				if err != nil {
+					return err
+				}
+				if err := embedAfterIndex(c.Context, e, repo, cfg, st, mode, quiet); err != nil {
+					return err
+				}
 			}
 			if c.Bool("verbose") {
 				printTimings(e.Stderr, "index", st.Timings)
@@ -122,14 +128,7 @@ func printEmbed(e env, st *index.Stats) {
 
 // embedAfterIndex runs or schedules embedding of an indexed commit when an
 // embedder is configured.
-func embedAfterIndex(ctx context.Context, e env, repo *gitx.Repo, st *index.Stats, mode string, quiet bool) error {
-	if mode == "off" {
-		return nil
-	}
-	cfg, err := readEmbedConfig(ctx, e, repo)
-	if err != nil {
-		return err
-	}
+func embedAfterIndex(ctx context.Context, e env, repo *gitx.Repo, cfg *embedConfig, st *index.Stats, mode string, quiet bool) error {
 	emb, err := cfg.embedder(true)
 	if err != nil || emb == nil {
 		return err
@@ -179,7 +178,6 @@ func spawnEmbed(repo *gitx.Repo, commit string) error {
 		cmd.Dir = repo.GitDir // bare repository
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(os.Environ(), "GIT_KB_HOOK=")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return err

@@ -146,7 +146,7 @@ func doSearch(ctx context.Context, e env, repo *gitx.Repo, req search.Request, r
 			return nil, err
 		}
 		// Answer now, lexically; vectors fill in behind.
-		if err := embedAfterIndex(ctx, e, repo, st, "background", quiet); err != nil {
+		if err := embedAfterIndex(ctx, e, repo, cfg, st, "background", quiet); err != nil {
 			note("%v", err)
 		}
 	}
