@@ -7,29 +7,52 @@ import (
 	"testing"
 )
 
-// clustered makes n unit vectors around 200 random unit centres, with
-// N(0, 0.06²) noise per dimension, then normalised. At 256 dimensions the
-// noise is as large as the centre, which makes the top 10 within a cluster
-// nearly random: a hard case, harder than real embeddings. (With centre
+// clustered makes n unit vectors around 200 unit centres, with N(0, 0.06²)
+// noise per dimension, then normalised. The centres depend only on dim, so
+// calls with different seeds draw different points from one distribution:
+// the queries of a benchmark are held-out points, as real queries land
+// among the documents they look for. At 256 dimensions the noise is as
+// large as the centre, which makes the top 10 within a cluster nearly
+// random: a hard case, harder than real embeddings. (With centre
 // coordinates N(0,1) the clusters are tight and mutually orthogonal, no
 // graph can navigate between them, and int8 codes blur the ranking
 // inside them; ANN benchmarks with such data measure the generator.)
 func clustered(n, dim int, seed uint64) [][]float32 {
-	rng := rand.New(rand.NewPCG(seed, 1))
+	crng := rand.New(rand.NewPCG(uint64(dim), 0xce))
 	centres := make([][]float64, 200)
 	for i := range centres {
 		centres[i] = make([]float64, dim)
 		for j := range centres[i] {
-			centres[i][j] = rng.NormFloat64()
+			centres[i][j] = crng.NormFloat64()
 		}
 		unit64(centres[i])
 	}
+	rng := rand.New(rand.NewPCG(seed, 1))
 	out := make([][]float32, n)
 	for i := range out {
 		c := centres[rng.IntN(len(centres))]
 		v := make([]float64, dim)
 		for j := range v {
 			v[j] = c[j] + 0.06*rng.NormFloat64()
+		}
+		unit64(v)
+		out[i] = make([]float32, dim)
+		for j := range v {
+			out[i][j] = float32(v[j])
+		}
+	}
+	return out
+}
+
+// isotropic makes n uniformly random unit vectors: queries unlike any
+// document, the worst case for a graph search.
+func isotropic(n, dim int, seed uint64) [][]float32 {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	out := make([][]float32, n)
+	for i := range out {
+		v := make([]float64, dim)
+		for j := range v {
+			v[j] = rng.NormFloat64()
 		}
 		unit64(v)
 		out[i] = make([]float32, dim)

@@ -14,9 +14,11 @@ import (
 
 // BenchmarkCompare builds our HNSW and coder/hnsw v0.6.1 on the same
 // clustered unit vectors and reports, beside the exact int8 scan:
-// recall@10 against the float32 truth, build time, load time (decoding the
-// serialised form) and time per query, plus a filtered query (a third of
-// the ids rejected, as an older view's dead chunks would be).
+// recall@10 against the float32 truth for held-out queries from the same
+// distribution, build time, load time (decoding the serialised form) and
+// time per query, plus a filtered query (a third of the ids rejected, as an
+// older view's dead chunks would be) and the recall for random queries
+// unlike any document (ood-recall@10: the graph's worst case).
 //
 //	GITKB_ANN_SIZES=20000x256,100000x256,20000x1024,100000x1024 \
 //	  go test ./ann -run '^$' -bench Compare -benchtime 1x -timeout 2h
@@ -38,6 +40,12 @@ func BenchmarkCompare(b *testing.B) {
 		truth := make([][]uint32, len(qs))
 		for i, q := range qs {
 			truth[i] = exactF32(vs, q, 10, nil)
+		}
+		// Queries far from every document: the worst case for a graph.
+		ood := isotropic(200, dim, 44)
+		oodTruth := make([][]uint32, len(ood))
+		for i, q := range ood {
+			oodTruth[i] = exactF32(vs, q, 10, nil)
 		}
 		accept := func(i uint32) bool { return i%3 != 0 }
 		ftruth := make([][]uint32, len(qs))
@@ -85,8 +93,13 @@ func BenchmarkCompare(b *testing.B) {
 				rf += recall(g2.Search(q, 10, 128, accept), ftruth[i])
 			}
 			fper := time.Since(t0) / time.Duration(len(qs))
+			var ro float64
+			for i, q := range ood {
+				ro += recall(g2.Search(q, 10, 128, nil), oodTruth[i])
+			}
 			report(b, r/float64(len(qs)), build, load, per, fper, len(tbytes)+len(gbytes))
 			b.ReportMetric(rf/float64(len(qs)), "filtered-recall@10")
+			b.ReportMetric(ro/float64(len(ood)), "ood-recall@10")
 		})
 
 		b.Run("coder-v0.6.1/"+name, func(b *testing.B) {
