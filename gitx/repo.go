@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -269,4 +270,14 @@ func (r *Repo) ConfigSection(ctx context.Context, section string) (map[string]st
 		m[k] = v // later (more specific) files win, as with git config --get
 	}
 	return m, nil
+}
+
+// CountCommits counts the commits reachable from to but not from from
+// (git rev-list --count from..to).
+func (r *Repo) CountCommits(ctx context.Context, from, to string) (int, error) {
+	out, err := r.git(ctx, nil, "rev-list", "--count", from+".."+to, "--")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
 }

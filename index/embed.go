@@ -385,7 +385,7 @@ func plan(db *store.DB, mk store.ModelKey, tree gitx.Hash, st *EmbedStats) ([]*w
 	}
 	var wants []*want
 	metas := map[store.SHA]*store.BlobMeta{}
-	for _, e := range v.ChunkEntries() {
+	for _, e := range v.ChunkEntries(nil) {
 		tb := tables[e.Seg]
 		for i := uint32(0); i < e.N; i++ {
 			row := e.First + i - tb.info.First
@@ -517,7 +517,7 @@ func Coverage(db *store.DB, mk store.ModelKey, v *store.View) (int, error) {
 	}
 	infos := map[uint32]*store.VectorTableInfo{}
 	n := 0
-	for _, e := range v.ChunkEntries() {
+	for _, e := range v.ChunkEntries(nil) {
 		info, ok := infos[e.Seg]
 		if !ok {
 			info, err = db.VectorTableHeader(mk, e.Seg)

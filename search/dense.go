@@ -24,6 +24,8 @@ type Dense struct {
 	// QueryCacheDir, if set, caches query vectors of remote embedders as
 	// files, so repeating a query makes no call.
 	QueryCacheDir string
+	// Cache, if set, keeps decoded tables (and graphs) between searches.
+	Cache *VectorCache
 }
 
 // denseResult is what the vector side found.
@@ -47,7 +49,7 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	}
 	// Live ordinals of each segment, as row ranges.
 	ranges := map[uint32][]ann.Range{}
-	for _, e := range v.ChunkEntries() {
+	for _, e := range v.ChunkEntries(req.Scope) {
 		sg := segInfo[e.Seg]
 		lo := e.First - sg.First
 		rs := ranges[e.Seg]
@@ -60,9 +62,8 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	}
 	res := &denseResult{live: int(v.Chunks)}
 	type loaded struct {
-		seg   store.Segment
-		info  *store.VectorTableInfo
-		table *ann.Table
+		seg store.Segment
+		ct  *cachedTable
 	}
 	var segs []loaded
 	err = lap("load vectors", func() error {
@@ -72,21 +73,23 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 		}
 		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 		for _, id := range ids {
-			info, data, err := s.DB.VectorTable(d.Model, id)
+			var ct *cachedTable
+			var err error
+			if d.Cache != nil {
+				ct, err = d.Cache.table(s.DB, d.Model, id)
+			} else {
+				ct, err = loadTable(s.DB, d.Model, id, false)
+			}
 			if errors.Is(err, store.ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return err
 			}
-			t, err := ann.UnmarshalTable(data)
-			if err != nil {
-				return fmt.Errorf("vector table of segment %d: %w", id, err)
-			}
 			for _, r := range ranges[id] {
-				res.covered += info.CountPresent(r.Lo, r.Hi-r.Lo)
+				res.covered += ct.info.CountPresent(r.Lo, r.Hi-r.Lo)
 			}
-			segs = append(segs, loaded{segInfo[id], info, t})
+			segs = append(segs, loaded{segInfo[id], ct})
 		}
 		return nil
 	})
@@ -100,14 +103,14 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	}); err != nil {
 		return res, err
 	}
-	if len(q) != segs[0].table.Dim {
-		return res, &llm.DimensionError{Model: d.Embedder.ID(), Got: len(q), Want: segs[0].table.Dim, Source: "the dimension of the indexed vectors"}
+	if len(q) != segs[0].ct.table.Dim {
+		return res, &llm.DimensionError{Model: d.Embedder.ID(), Got: len(q), Want: segs[0].ct.table.Dim, Source: "the dimension of the indexed vectors"}
 	}
 	err = lap("vector scan", func() error {
 		var all []ann.Hit
 		for _, sg := range segs {
-			for _, h := range sg.table.Search(q, denseCandidates, ranges[sg.seg.ID]) {
-				if sg.info.Present.Contains(h.ID) && h.Score > 0 {
+			for _, h := range sg.ct.search(q, denseCandidates, ranges[sg.seg.ID]) {
+				if sg.ct.info.Present.Contains(h.ID) && h.Score > 0 {
 					all = append(all, ann.Hit{ID: sg.seg.First + h.ID, Score: h.Score})
 				}
 			}

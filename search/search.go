@@ -49,6 +49,9 @@ type Request struct {
 	Mode string
 	// Fusion is FusionRRF (default) or FusionDBSF.
 	Fusion string
+	// Scope, if set, keeps only files whose path it accepts (PathScope).
+	// BM25 statistics stay those of the whole view.
+	Scope func(path string) bool
 }
 
 // Retrieval modes.
@@ -163,7 +166,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	live := roaring.New()
 	viewSegs := v.Segments()
 	for _, e := range v.Entries {
-		if e.N > 0 {
+		if e.N > 0 && (req.Scope == nil || req.Scope(e.Path)) {
 			live.AddRange(uint64(e.First), uint64(e.First)+uint64(e.N))
 		}
 	}

@@ -181,12 +181,12 @@ func (v *View) Segments() map[uint32]bool {
 
 // ChunkEntries are the entries that own chunks: those with chunks, one per
 // blob (a blob at several paths has one set of chunks, listed under its
-// first path).
-func (v *View) ChunkEntries() []ViewEntry {
+// first path that keep accepts; keep nil accepts all).
+func (v *View) ChunkEntries(keep func(path string) bool) []ViewEntry {
 	seen := map[SHA]bool{}
 	var out []ViewEntry
 	for _, e := range v.Entries {
-		if e.N > 0 && !seen[e.Blob] {
+		if e.N > 0 && !seen[e.Blob] && (keep == nil || keep(e.Path)) {
 			seen[e.Blob] = true
 			out = append(out, e)
 		}

@@ -77,7 +77,11 @@ Examples:
 			}
 			quiet := c.Bool("quiet")
 			req := search.Request{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion}
-			resp, err := doSearch(c.Context, e, repo, req, c.String("rev"), quiet, c.Bool("no-index"))
+			kb, err := openKB(c.Context, e, repo)
+			if err != nil {
+				return err
+			}
+			resp, err := kb.search(c.Context, e, req, c.String("rev"), quiet, c.Bool("no-index"))
 			if err != nil {
 				return err
 			}
@@ -97,13 +101,16 @@ Examples:
 	}
 }
 
-// doSearch resolves the commit, makes sure it is indexed and searches it.
-func doSearch(ctx context.Context, e env, repo *gitx.Repo, req search.Request, rev string, quiet, noIndex bool) (*search.Response, error) {
-	commit, tree, err := repo.Resolve(ctx, rev)
-	if err != nil {
-		return nil, err
-	}
-	note := notifier(e, quiet)
+// kbRepo is a repository with its kb configuration read: what a CLI
+// command builds once, and what the MCP server keeps for its lifetime (so
+// the embedder's query cache and the decoded vectors stay warm).
+type kbRepo struct {
+	repo  *gitx.Repo
+	cfg   *embedConfig
+	dense *search.Dense // nil: dense retrieval is off, for cfg.Off
+}
+
+func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
 	cfg, err := readEmbedConfig(ctx, e, repo)
 	if err != nil {
 		return nil, err
@@ -112,6 +119,17 @@ func doSearch(ctx context.Context, e env, repo *gitx.Repo, req search.Request, r
 	if err != nil {
 		return nil, err
 	}
+	return &kbRepo{repo: repo, cfg: cfg, dense: dense}, nil
+}
+
+// search resolves the commit, makes sure it is indexed and searches it.
+func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev string, quiet, noIndex bool) (*search.Response, error) {
+	repo, cfg, dense := k.repo, k.cfg, k.dense
+	commit, tree, err := repo.Resolve(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	note := notifier(e, quiet)
 	if dense == nil && (req.Mode == search.ModeDense || req.Mode == search.ModeHybrid) {
 		return nil, usagef("--mode %s needs an embedder: %s", req.Mode, cfg.Off)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/search"
 )
 
@@ -183,7 +184,7 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 
 func TestStatusReportsDense(t *testing.T) {
 	dir := gittest.New(t, docs)
-	var rep statusReport
+	var rep index.Report
 	kb(t, dir, "index", "-q")
 	kbJSON(t, dir, &rep, "status", "--json")
 	if rep.Dense.On || !strings.Contains(rep.Dense.Off, "no embedder") {

@@ -316,7 +316,7 @@ func TestStatusAndRepoUntouched(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status: %d", code)
 	}
-	var rep statusReport
+	var rep index.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
