@@ -87,9 +87,53 @@ def bench_corpus(name, repo, kb, queries):
     out["git_grep_p95_ms"] = round(pct(grep_lat, 95), 1)
     out["search_vs_grep_p50"] = round(out["search_cold_p50_ms"] / out["git_grep_p50_ms"], 2)
 
+    mcp_lat = mcp_latency(kb, repo, queries)
+    out["mcp_warm_p50_ms"] = round(statistics.median(mcp_lat), 1)
+    out["mcp_warm_p95_ms"] = round(pct(mcp_lat, 95), 1)
+    out["cold_vs_mcp_p50"] = round(out["search_cold_p50_ms"] / out["mcp_warm_p50_ms"], 1)
+
     rss = subprocess.run(["/usr/bin/time", "-f", "%M", kb, "search", "--json", "-q", queries[0]], cwd=repo, env=ENV, capture_output=True, text=True)
     out["search_rss_mb"] = round(int(rss.stderr.strip().splitlines()[-1]) / 1024, 1)
     return out
+
+
+def mcp_latency(kb, repo, queries):
+    """Round-trip time of hybrid_search through `git kb mcp` over stdio,
+    one server for all queries (after one warm-up call), as an agent sees it."""
+    p = subprocess.Popen([kb, "mcp"], cwd=repo, env=ENV, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    ids = iter(range(1, 1 << 30))
+
+    def call(method, params, notify=False):
+        msg = {"jsonrpc": "2.0", "method": method, "params": params}
+        if not notify:
+            msg["id"] = next(ids)
+        p.stdin.write(json.dumps(msg, ensure_ascii=False) + "\n")
+        p.stdin.flush()
+        if notify:
+            return None
+        while True:
+            r = json.loads(p.stdout.readline())
+            if r.get("id") == msg["id"]:
+                if "error" in r or r["result"].get("isError"):
+                    sys.exit(f"mcp {method} failed: {r}")
+                return r["result"]
+
+    try:
+        call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "bench", "version": "1"}})
+        call("notifications/initialized", {}, notify=True)
+        search = lambda q: call("tools/call", {"name": "hybrid_search", "arguments": {"query": q, "top_k": 10}})
+        search(queries[0])
+        lat = []
+        for q in queries:
+            t = time.perf_counter()
+            search(q)
+            lat.append((time.perf_counter() - t) * 1000)
+        return lat
+    finally:
+        p.stdin.close()
+        p.wait(timeout=10)
 
 
 def load_queries(path):

@@ -281,3 +281,23 @@ func (r *Repo) CountCommits(ctx context.Context, from, to string) (int, error) {
 	}
 	return strconv.Atoi(strings.TrimSpace(string(out)))
 }
+
+// ConfigAll reads every value of a multi-valued key (git config --get-all),
+// in the order git reads them; nil when unset.
+func (r *Repo) ConfigAll(ctx context.Context, key string) ([]string, error) {
+	out, err := r.git(ctx, nil, "config", "-z", "--get-all", key)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && ge.ExitCode == 1 {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var vs []string
+	for _, v := range strings.Split(string(out), "\x00") {
+		if v != "" {
+			vs = append(vs, v)
+		}
+	}
+	return vs, nil
+}

@@ -86,7 +86,8 @@ func Status(ctx context.Context, repo *gitx.Repo, emb llm.Embedder, denseOff str
 			Files: v.Stats.Indexed, Chunks: v.Chunks, Terms: v.FieldLen[store.FieldBody], Skipped: v.Stats.Skipped}
 		rv.IsHead = rv.Commit == rep.Head
 		rep.HeadIndex = rep.HeadIndex || rv.IsHead
-		if r.Indexed.After(last) {
+		// Times are stored in seconds; on a tie, HEAD's view is the newer.
+		if r.Indexed.After(last) || r.Indexed.Equal(last) && rv.IsHead {
 			last, rep.LastIndexed = r.Indexed, rv.Commit
 		}
 		if rv.IsHead && emb != nil {

@@ -2,16 +2,13 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
 )
-
-// citationRE matches <rev>:<path>[#L<a>[-L<b>]].
-var citationRE = regexp.MustCompile(`^([^:]+):(.+?)(?:#L(\d+)(?:-L?(\d+))?)?$`)
 
 func showCommand(e env) *cli.Command {
 	return &cli.Command{
@@ -33,37 +30,33 @@ Examples:
 			if c.NArg() != 1 {
 				return usagef("show needs exactly one CITATION, like <commit>:<path>#L10-L42")
 			}
-			m := citationRE.FindStringSubmatch(c.Args().First())
-			if m == nil {
+			cit, ok := search.ParseCitation(c.Args().First())
+			if !ok {
 				return usagef("%q is not a citation; expected <commit>:<path>#L<start>-L<end>", c.Args().First())
 			}
 			repo, err := openRepo(e)
 			if err != nil {
 				return err
 			}
-			commit, _, err := repo.Resolve(c.Context, m[1])
+			commit, _, err := repo.Resolve(c.Context, cit.Rev)
 			if err != nil {
 				return err
 			}
-			_, data, err := repo.FileAt(commit, strings.TrimPrefix(m[2], "/"))
+			_, data, err := repo.FileAt(commit, strings.TrimPrefix(cit.Path, "/"))
 			if err != nil {
 				return err
 			}
 			text, _, binary := chunk.Decode(data)
 			if binary {
-				return fmt.Errorf("%s is a binary file", m[2])
+				return fmt.Errorf("%s is a binary file", cit.Path)
 			}
 			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 			start, end := 1, len(lines)
-			if m[3] != "" {
-				start, _ = strconv.Atoi(m[3])
-				end = start
-				if m[4] != "" {
-					end, _ = strconv.Atoi(m[4])
-				}
+			if cit.Start > 0 {
+				start, end = cit.Start, cit.End
 			}
 			if start < 1 || end < start || start > len(lines) {
-				return fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, m[2], len(lines), commit.String()[:12])
+				return fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, cit.Path, len(lines), commit.String()[:12])
 			}
 			ctxN := c.Int("context")
 			start, end = max(1, start-ctxN), min(len(lines), end+ctxN)

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/mcp"
+	"github.com/git-kb/git-kb/search"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+)
+
+func mcpCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "serve the knowledge base to AI agents (Model Context Protocol)",
+		Description: `Runs an MCP server for the repository you are in, over stdio by default.
+Tools: hybrid_search, keyword_search, get_document, list_collections,
+index_status. All are read-only; a search of a commit that is not indexed
+indexes it first. Results cite <commit>:<path>#L<a>-L<b>.
+
+The server keeps the repository, the analyzer and decoded vectors (and the
+HNSW graphs, when kb.ann.graphMin built them) in memory between calls, and
+opens the index only for the length of a call, so the background indexer
+keeps writing and new views show up without a restart.
+
+An MCP client runs it like this (Claude Desktop, Cursor, ... "mcpServers"):
+  {"mcpServers": {"kb": {"command": "git", "args": ["-C", "/path/to/repo", "kb", "mcp"]}}}
+
+Serve more repositories from one server (each tool takes a repo argument):
+  git config --add kb.mcp.repos /path/to/other-repo
+
+Streamable HTTP instead of stdio:
+  git kb mcp --http 127.0.0.1:8765      # loopback only
+  git kb mcp --listen 0.0.0.0:8765      # any interface: there is no authentication`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on this loopback address (`HOST:PORT`, or :PORT for 127.0.0.1)"},
+			&cli.StringFlag{Name: "listen", Usage: "serve streamable HTTP on any address, e.g. 0.0.0.0:8765 (no authentication: trusted networks only)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("mcp takes no arguments (got %q); run it inside the repository, or git -C DIR kb mcp", c.Args().First())
+			}
+			addr, err := httpAddr(c.String("http"), c.String("listen"))
+			if err != nil {
+				return err
+			}
+			repo, err := openRepo(e)
+			if err != nil {
+				return err
+			}
+			repos, err := mcpRepos(c.Context, e, repo)
+			if err != nil {
+				return err
+			}
+			server := mcp.NewServer(version, repos)
+			if addr == "" {
+				return server.Run(c.Context, &sdk.StdioTransport{})
+			}
+			return serveHTTP(c.Context, e, server, addr)
+		},
+	}
+}
+
+// httpAddr checks --http (loopback only) and --listen (anything).
+func httpAddr(loopback, any string) (string, error) {
+	if loopback != "" && any != "" {
+		return "", usagef("--http and --listen both give an address: use one")
+	}
+	if any != "" {
+		if _, _, err := net.SplitHostPort(any); err != nil {
+			return "", usagef("--listen %s: want HOST:PORT", any)
+		}
+		return any, nil
+	}
+	if loopback == "" {
+		return "", nil
+	}
+	host, port, err := net.SplitHostPort(loopback)
+	if err != nil {
+		return "", usagef("--http %s: want HOST:PORT or :PORT", loopback)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return "", usagef("--http %s is not a loopback address; to serve other machines use --listen %s (there is no authentication)", loopback, loopback)
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+func serveHTTP(ctx context.Context, e env, server *sdk.Server, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.Stderr, "git kb: MCP over streamable HTTP at http://%s/\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shut)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// mcpRepos is the repository we run in, then those of kb.mcp.repos.
+func mcpRepos(ctx context.Context, e env, repo *gitx.Repo) ([]mcp.Repo, error) {
+	first, err := newMCPBackend(ctx, e, repo)
+	if err != nil {
+		return nil, err
+	}
+	repos := []mcp.Repo{{Name: repoName(repo), Dir: repoDir(repo), Backend: first}}
+	extra, err := repo.ConfigAll(ctx, "kb.mcp.repos")
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{repos[0].Name: true}
+	for _, dir := range extra {
+		if !filepath.IsAbs(dir) && repo.WorkTree != "" {
+			dir = filepath.Join(repo.WorkTree, dir)
+		}
+		r, err := gitx.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("git config kb.mcp.repos %s: %w", dir, err)
+		}
+		b, err := newMCPBackend(ctx, e, r)
+		if err != nil {
+			return nil, fmt.Errorf("kb.mcp.repos %s: %w", dir, err)
+		}
+		name := repoName(r)
+		for i := 2; names[name]; i++ {
+			name = fmt.Sprintf("%s-%d", repoName(r), i)
+		}
+		names[name] = true
+		repos = append(repos, mcp.Repo{Name: name, Dir: repoDir(r), Backend: b})
+	}
+	return repos, nil
+}
+
+func repoDir(r *gitx.Repo) string {
+	if r.WorkTree != "" {
+		return r.WorkTree
+	}
+	return r.CommonDir
+}
+
+func repoName(r *gitx.Repo) string {
+	name := filepath.Base(repoDir(r))
+	if r.WorkTree == "" {
+		name = filepath.Base(r.CommonDir)
+		if name == ".git" {
+			name = filepath.Base(filepath.Dir(r.CommonDir))
+		}
+	}
+	return name
+}
+
+// mcpBackend is one repository served over MCP. It lives as long as the
+// server, so its kbRepo (embedder, query cache) and vector cache stay warm.
+type mcpBackend struct {
+	kb *kbRepo
+	e  env
+	// mu serialises calls: go-git's object reads are not safe for
+	// concurrent use, and a local agent's calls rarely overlap.
+	mu sync.Mutex
+}
+
+func newMCPBackend(ctx context.Context, e env, repo *gitx.Repo) (*mcpBackend, error) {
+	kb, err := openKB(ctx, e, repo)
+	if err != nil {
+		return nil, err
+	}
+	if kb.dense != nil {
+		kb.dense.Cache = &search.VectorCache{Graphs: true}
+	}
+	// Notices (indexing, waiting for the indexer) go to stderr, which MCP
+	// clients log; never to stdout, which carries the protocol.
+	quietEnv := e
+	quietEnv.Stdout = io.Discard
+	quietEnv.StderrTTY = false
+	return &mcpBackend{kb: kb, e: quietEnv}, nil
+}
+
+func (b *mcpBackend) Search(ctx context.Context, req search.Request, rev string) (*search.Response, error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	resp, err := b.kb.search(ctx, b.e, req, rev, true, false)
+	return resp, friendly(err)
+}
+
+func (b *mcpBackend) File(ctx context.Context, rev, path string) (string, string, []byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	commit, _, err := b.kb.repo.Resolve(ctx, rev)
+	if err != nil {
+		return "", "", nil, err
+	}
+	blob, data, err := b.kb.repo.FileAt(commit, path)
+	if errors.Is(err, gitx.ErrNoSuchPath) {
+		return "", "", nil, fmt.Errorf("%s is not a file tracked at %s (%s): only tracked files can be read", path, rev, commit.String()[:12])
+	}
+	if err != nil {
+		return "", "", nil, err
+	}
+	return commit.String(), hex.EncodeToString(blob[:]), data, nil
+}
+
+func (b *mcpBackend) Status(ctx context.Context) (*index.Report, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	emb, err := b.kb.cfg.embedder(false)
+	if err != nil {
+		return nil, err
+	}
+	return index.Status(ctx, b.kb.repo, emb, b.kb.cfg.Off, lockWait)
+}
+
+func (b *mcpBackend) DenseOn() bool { return b.kb.dense != nil }

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/mcp"
+	"github.com/git-kb/git-kb/search"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// gitKBBinary builds the real git-kb binary once per test run, for tests
+// that must talk to it as a separate process.
+func gitKBBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gitkb-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "git-kb")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = err
+			binPath = string(out)
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("build git-kb: %v\n%s", binErr, binPath)
+	}
+	return binPath
+}
+
+// mcpSession starts `git-kb mcp` in dir and connects the SDK's client.
+func mcpSession(t *testing.T, dir string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(gitKBBinary(t), append([]string{"mcp"}, args...)...)
+	cmd.Dir, cmd.Env = dir, gittest.Env()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	client := sdk.NewClient(&sdk.Implementation{Name: "git-kb-test", Version: "1"}, nil)
+	s, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// callTool calls a tool and decodes its structured result into out. It
+// returns the tool error's text, or "" on success.
+func callTool(t *testing.T, s *sdk.ClientSession, name string, args map[string]any, out any) string {
+	t.Helper()
+	res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s(%v): protocol error %v", name, args, err)
+	}
+	if res.IsError {
+		var msg []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				msg = append(msg, tc.Text)
+			}
+		}
+		return strings.Join(msg, "\n")
+	}
+	if out != nil {
+		// Decode into a zero value: a reused struct would keep fields
+		// that this result omits.
+		reflect.ValueOf(out).Elem().SetZero()
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s result: %v\n%s", name, err, b)
+		}
+	}
+	return ""
+}
+
+func TestMCPServer(t *testing.T) {
+	dir := gittest.New(t, docs)
+	first := gittest.Git(t, dir, "rev-parse", "HEAD")
+	os.WriteFile(filepath.Join(dir, "draft.md"), []byte("# 草稿\n未提交的文件\n"), 0o644)
+	s := mcpSession(t, dir)
+
+	// Tools: the five, each with a description and an input schema.
+	lt, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range lt.Tools {
+		names = append(names, tool.Name)
+		if len(tool.Description) < 40 || tool.InputSchema == nil || tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("tool %s: thin description, no schema or not read-only: %+v", tool.Name, tool)
+		}
+	}
+	sort.Strings(names)
+	if strings.Join(names, ",") != "get_document,hybrid_search,index_status,keyword_search,list_collections" {
+		t.Fatalf("tools: %v", names)
+	}
+
+	// hybrid_search indexes HEAD on first use; without an embedder it is
+	// lexical. Citations pin the commit.
+	var r search.Response
+	if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "回滚", "top_k": 3}, &r); msg != "" {
+		t.Fatal(msg)
+	}
+	if r.Commit != first || len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
+		t.Fatalf("hybrid_search: %+v", r)
+	}
+	if !strings.HasPrefix(r.Results[0].Citation, first+":docs/runbook/rollback.md#L") {
+		t.Errorf("citation %q", r.Results[0].Citation)
+	}
+
+	// keyword_search with a path scope keeps only matching files.
+	var kr search.Response
+	if msg := callTool(t, s, "keyword_search", map[string]any{"query": "retry_count", "path": "*.go"}, &kr); msg != "" {
+		t.Fatal(msg)
+	}
+	if len(kr.Results) == 0 {
+		t.Fatal("keyword_search found nothing in *.go")
+	}
+	for _, x := range kr.Results {
+		if !strings.HasSuffix(x.Path, ".go") {
+			t.Errorf("path scope *.go returned %s", x.Path)
+		}
+	}
+
+	// get_document from a citation: those lines, numbered, at that commit.
+	var doc mcp.Document
+	if msg := callTool(t, s, "get_document", map[string]any{"path": r.Results[0].Citation}, &doc); msg != "" {
+		t.Fatal(msg)
+	}
+	if doc.Commit != first || doc.Path != "docs/runbook/rollback.md" || doc.StartLine != r.Results[0].StartLine || !strings.Contains(doc.Text, "回滚") {
+		t.Errorf("get_document(citation): %+v", doc)
+	}
+	if msg := callTool(t, s, "get_document", map[string]any{"path": "docs/runbook/rollback.md", "start_line": 1, "end_line": 1}, &doc); msg != "" || !strings.HasPrefix(doc.Text, "1\t") || strings.Count(doc.Text, "\n") != 1 {
+		t.Errorf("get_document(path, 1-1): %q %+v", msg, doc)
+	}
+
+	// Refused: traversal, absolute paths, untracked and missing files.
+	for _, p := range []string{"../../etc/passwd", "/etc/passwd", "docs/../../etc/passwd", `..\..\etc\passwd`, "C:/Windows/win.ini", "draft.md", "nope.md", "HEAD:../../etc/passwd"} {
+		msg := callTool(t, s, "get_document", map[string]any{"path": p}, nil)
+		if msg == "" {
+			t.Errorf("get_document(%q) succeeded", p)
+		} else if !strings.Contains(msg, "outside the repository") && !strings.Contains(msg, "absolute path") && !strings.Contains(msg, "not a file tracked") {
+			t.Errorf("get_document(%q): unclear refusal %q", p, msg)
+		}
+	}
+
+	// Bad arguments are tool errors that say what is wrong, and the
+	// server goes on serving.
+	bad := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"hybrid_search", map[string]any{"query": "x", "top_k": "ten"}, "top_k"},
+		{"hybrid_search", map[string]any{}, "query"},
+		{"hybrid_search", map[string]any{"query": "  "}, "empty"},
+		{"hybrid_search", map[string]any{"query": "x", "mode": "fuzzy"}, "lexical, dense or hybrid"},
+		{"hybrid_search", map[string]any{"query": "x", "mode": "dense"}, "embedder"},
+		{"hybrid_search", map[string]any{"query": "x", "top_k": 500}, "1 to 50"},
+		{"hybrid_search", map[string]any{"query": "x", "rev": "no-such-branch"}, "no-such-branch"},
+		{"keyword_search", map[string]any{"query": "x", "path": "/abs"}, "relative"},
+		{"index_status", map[string]any{"repo": "elsewhere"}, "no repository named"},
+		{"get_document", map[string]any{"path": "docs/runbook/rollback.md", "start_line": 9999}, "outside"},
+	}
+	for _, b := range bad {
+		msg := callTool(t, s, b.tool, b.args, nil)
+		if !strings.Contains(msg, b.want) {
+			t.Errorf("%s(%v): error %q, want it to mention %q", b.tool, b.args, msg, b.want)
+		}
+	}
+
+	var st index.Report
+	if msg := callTool(t, s, "index_status", nil, &st); msg != "" || !st.HeadIndex || st.Behind != 0 || st.Dense.On {
+		t.Errorf("index_status: %q %+v", msg, st)
+	}
+
+	// A view written by another process shows up without a restart.
+	second := gittest.Commit(t, dir, "add a postmortem", map[string]string{"docs/postmortem.md": "# 故障复盘\n\n熔断器配置错误导致雪崩。\n"})
+	if msg := callTool(t, s, "index_status", nil, &st); msg != "" || st.HeadIndex || st.Behind != 1 {
+		t.Errorf("index_status before indexing the new commit: %q %+v", msg, st)
+	}
+	indexer := exec.Command(gitKBBinary(t), "index", "--quiet")
+	indexer.Dir, indexer.Env = dir, gittest.Env()
+	if out, err := indexer.CombinedOutput(); err != nil {
+		t.Fatalf("index: %v %s", err, out)
+	}
+	if msg := callTool(t, s, "index_status", nil, &st); msg != "" || !st.HeadIndex || st.LastIndexed != second {
+		t.Errorf("index_status after another process indexed: %q %+v", msg, st)
+	}
+	if callTool(t, s, "keyword_search", map[string]any{"query": "熔断器"}, &kr); len(kr.Results) == 0 || kr.Commit != second {
+		t.Errorf("new view not searched: %+v", kr)
+	}
+	if callTool(t, s, "keyword_search", map[string]any{"query": "熔断器", "rev": first}, &kr); len(kr.Results) != 0 || kr.Commit != first {
+		t.Errorf("rev=%s should not know the new doc: %+v", first, kr)
+	}
+
+	var cols mcp.Collections
+	if msg := callTool(t, s, "list_collections", nil, &cols); msg != "" || len(cols.Repos) != 1 || !cols.Repos[0].Default || len(cols.Repos[0].Views) != 2 || !cols.Repos[0].Fresh {
+		t.Errorf("list_collections: %q %+v", msg, cols)
+	}
+	// (gittest.Commit staged draft.md with the postmortem.)
+	if out := gittest.Git(t, dir, "status", "--porcelain"); out != "" {
+		t.Errorf("the server changed the working tree: %q", out)
+	}
+}
+
+func TestMCPServesSeveralRepos(t *testing.T) {
+	main := gittest.New(t, docs)
+	other := gittest.New(t, map[string]string{"wiki/oncall.md": "# 值班手册\n\n告警升级流程：先电话，再群通知。\n"})
+	gittest.Git(t, main, "config", "--add", "kb.mcp.repos", other)
+	s := mcpSession(t, main)
+	var cols mcp.Collections
+	if msg := callTool(t, s, "list_collections", nil, &cols); msg != "" || len(cols.Repos) != 2 {
+		t.Fatalf("list_collections: %q %+v", msg, cols)
+	}
+	name := cols.Repos[1].Name
+	var r search.Response
+	if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "告警升级", "repo": name}, &r); msg != "" || len(r.Results) == 0 || r.Results[0].Path != "wiki/oncall.md" {
+		t.Errorf("search of %s: %q %+v", name, msg, r)
+	}
+	if callTool(t, s, "hybrid_search", map[string]any{"query": "告警升级"}, &r); len(r.Results) != 0 {
+		t.Errorf("the default repo should not know the other's docs: %+v", r)
+	}
+}
+
+func TestMCPHTTPAddress(t *testing.T) {
+	for _, c := range []struct {
+		http, listen, want string
+		ok                 bool
+	}{
+		{":8765", "", "127.0.0.1:8765", true},
+		{"127.0.0.1:8765", "", "127.0.0.1:8765", true},
+		{"localhost:8765", "", "localhost:8765", true},
+		{"[::1]:8765", "", "[::1]:8765", true},
+		{"0.0.0.0:8765", "", "", false},
+		{"10.1.2.3:8765", "", "", false},
+		{"8765", "", "", false},
+		{"", "0.0.0.0:8765", "0.0.0.0:8765", true},
+		{":1", ":2", "", false},
+	} {
+		got, err := httpAddr(c.http, c.listen)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("httpAddr(%q, %q) = %q, %v", c.http, c.listen, got, err)
+		}
+	}
+}
+
+// TestMCPDenseWithGraphs: with stored HNSW graphs the server searches them
+// (warm), and on a small view finds what the CLI's exact scan finds.
+func TestMCPDenseWithGraphs(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range docs {
+		files[k] = v
+	}
+	topics := []string{"连接池", "回滚", "熔断", "限流", "告警", "备份", "扩容", "证书", "缓存", "索引"}
+	for i := range 60 {
+		a, b := topics[i%len(topics)], topics[(i*7+3)%len(topics)]
+		files[fmt.Sprintf("notes/n%02d.md", i)] =
+			"# 笔记 " + a + "\n\n" + a + "和" + b + "的处理经验：先看监控，再查日志。\n"
+	}
+	dir := gittest.New(t, files)
+	gittest.Git(t, dir, "config", "kb.embed.provider", "hash")
+	gittest.Git(t, dir, "config", "kb.ann.graphMin", "1")
+	st := indexJSON(t, dir)
+	if st.Embed == nil || st.Embed.Graphs == 0 {
+		t.Fatalf("no graph built: %+v", st.Embed)
+	}
+	s := mcpSession(t, dir)
+	for _, q := range []string{"连接池打满怎么办", "熔断和限流", "证书过期"} {
+		cli := searchJSON(t, dir, "--mode", "dense", "-n", "5", q)
+		var got search.Response
+		if msg := callTool(t, s, "hybrid_search", map[string]any{"query": q, "mode": "dense", "top_k": 5}, &got); msg != "" {
+			t.Fatal(msg)
+		}
+		if strings.Join(paths(got), ",") != strings.Join(paths(cli), ",") {
+			t.Errorf("%s: MCP (graph) %v, CLI (exact) %v", q, paths(got), paths(cli))
+		}
+	}
+	var hy search.Response
+	if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "回滚"}, &hy); msg != "" || hy.Mode != search.ModeHybrid || hy.Dense == nil {
+		t.Errorf("hybrid by default with an embedder: %q %+v", msg, hy)
+	}
+}
+
+// TestMCPOverHTTP: the streamable HTTP transport, on a loopback port.
+func TestMCPOverHTTP(t *testing.T) {
+	dir := gittest.New(t, docs)
+	cmd := exec.Command(gitKBBinary(t), "mcp", "--http", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = dir, gittest.Env()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no address printed: %v", err)
+	}
+	url := line[strings.Index(line, "http://"):]
+	url = strings.TrimSpace(url)
+	client := sdk.NewClient(&sdk.Implementation{Name: "git-kb-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("connect %s: %v", url, err)
+	}
+	defer s.Close()
+	var r search.Response
+	if msg := callTool(t, s, "keyword_search", map[string]any{"query": "maxOpenConns"}, &r); msg != "" || len(r.Results) == 0 {
+		t.Fatalf("search over HTTP: %q %+v", msg, r)
+	}
+}

@@ -1,0 +1,400 @@
+// Package mcp serves the knowledge base to AI agents over the Model Context
+// Protocol, with the official Go SDK: typed tools whose results carry
+// citations pinned to commit SHAs.
+//
+// The package is the protocol side only. What a tool does to a repository
+// (search, read a file, report status) comes from a Backend that the
+// command supplies, one per served repository, and that stays alive for the
+// server's lifetime: that is where the analyzer, the embedder's query cache
+// and decoded vectors stay warm between calls.
+//
+// Every tool is read-only: none modifies the repository, and the index
+// changes only by indexing a commit a caller asked to search.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/search"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Backend is one repository's knowledge base, as the tools see it. It must
+// be safe for concurrent use.
+type Backend interface {
+	// Search runs req against rev ("" = HEAD), indexing rev first if it
+	// has not been.
+	Search(ctx context.Context, req search.Request, rev string) (*search.Response, error)
+	// File reads path as tracked at rev; an untracked path is an error
+	// wrapping gitx.ErrNoSuchPath.
+	File(ctx context.Context, rev, path string) (commit, blob string, data []byte, err error)
+	// Status reports what is indexed.
+	Status(ctx context.Context) (*index.Report, error)
+	// DenseOn says whether an embedder is configured.
+	DenseOn() bool
+}
+
+// Repo is a served repository.
+type Repo struct {
+	Name    string // how tools refer to it (the repo argument)
+	Dir     string // its working tree or git dir, for list_collections
+	Backend Backend
+}
+
+// Limits on what one call returns, so an agent's context is not flooded.
+const (
+	maxTopK      = 50
+	maxDocLines  = 2000
+	maxDocBytes  = 256 << 10
+	defaultTopK  = 10
+	instructions = `git-kb: search this repository's docs and code (Chinese and English) at any commit.
+Start with hybrid_search (or keyword_search for exact identifiers and error messages), then read what a
+result cites with get_document, passing its citation. Citations look like <commit>:<path>#L<a>-L<b> and stay
+valid after the file changes. index_status says how fresh the index is.`
+)
+
+// NewServer builds the MCP server for repos (the first is the default).
+func NewServer(version string, repos []Repo) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "git-kb", Title: "git kb", Version: version},
+		&sdk.ServerOptions{Instructions: instructions})
+	t := &tools{repos: repos}
+	ro := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name:  "hybrid_search",
+		Title: "Search docs and code",
+		Description: `Search the repository's documents and code at a commit (HEAD by default) and return the best
+chunks, one per file, each with a snippet and a citation <commit>:<path>#L<start>-L<end>. Mixes keyword
+ranking (BM25 over Chinese words and split identifiers) with vector similarity when an embedder is
+configured (see index_status: dense.on); otherwise it is keyword search. Ask in Chinese or English, with
+identifiers as they appear in code. Narrow with path ("docs/", "*.go", "docs/**/*.md"). Read a hit in full
+with get_document(path=<its citation>).`,
+		Annotations: ro,
+	}, recovered(t.hybridSearch))
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name:  "keyword_search",
+		Title: "Keyword search",
+		Description: `Keyword-only (BM25) search of the repository at a commit: best for exact identifiers, config
+keys, error messages and Chinese terms. Same results format and citations as hybrid_search.`,
+		Annotations: ro,
+	}, recovered(t.keywordSearch))
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name:  "get_document",
+		Title: "Read a document",
+		Description: `Return a tracked file's text at a commit, with line numbers. Pass either a search result's
+citation (<commit>:<path>#L<a>-L<b>: that commit and those lines) or a path relative to the repository
+root with an optional rev and line range. Long files are cut at 2000 lines: ask for the next range with
+start_line. Only files tracked at that commit can be read.`,
+		Annotations: ro,
+	}, recovered(t.getDocument))
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name:        "list_collections",
+		Title:       "List what can be searched",
+		Description: `List the repositories this server serves and, for each, the commits that are indexed (views), its HEAD and whether dense retrieval is on. Pass a repository's name as the repo argument of other tools.`,
+		Annotations: ro,
+	}, recovered(t.listCollections))
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name:        "index_status",
+		Title:       "Index status",
+		Description: `Report a repository's index: indexed commits with file and chunk counts, the last indexed commit and how many commits HEAD is ahead of it (behind_head; 0 = fresh), and dense retrieval (on/off, model, how many of HEAD's chunks have vectors).`,
+		Annotations: ro,
+	}, recovered(t.indexStatus))
+	return s
+}
+
+type tools struct{ repos []Repo }
+
+// recovered turns a panic in a tool into a tool error: one bad call must
+// not take down the server an agent depends on.
+func recovered[In, Out any](h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("internal error (please report it): %v\n%s", r, debug.Stack())
+			}
+		}()
+		return h(ctx, req, in)
+	}
+}
+
+func (t *tools) repo(name string) (*Repo, error) {
+	if name == "" {
+		return &t.repos[0], nil
+	}
+	var names []string
+	for i := range t.repos {
+		if t.repos[i].Name == name {
+			return &t.repos[i], nil
+		}
+		names = append(names, t.repos[i].Name)
+	}
+	return nil, fmt.Errorf("no repository named %q here; served: %s", name, strings.Join(names, ", "))
+}
+
+// SearchIn are hybrid_search's arguments.
+type SearchIn struct {
+	Query    string  `json:"query" jsonschema:"what to find: a question or keywords, in Chinese or English, identifiers as written in code"`
+	TopK     int     `json:"top_k,omitempty" jsonschema:"number of results, 1 to 50 (default 10)"`
+	MinScore float64 `json:"min_score,omitempty" jsonschema:"drop results scoring below this; scores are relative to the mode (BM25 for lexical, fused rank scores for hybrid), so prefer top_k"`
+	Path     string  `json:"path,omitempty" jsonschema:"only files matching these comma-separated patterns: a directory (docs/), a file, or a glob (*.go, docs/**/*.md)"`
+	Rev      string  `json:"rev,omitempty" jsonschema:"commit, branch or tag to search (default HEAD); indexed first if it is not yet"`
+	Mode     string  `json:"mode,omitempty" jsonschema:"lexical, dense or hybrid (default hybrid when an embedder is configured, else lexical)"`
+	Repo     string  `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
+}
+
+// KeywordIn are keyword_search's arguments.
+type KeywordIn struct {
+	Query string `json:"query" jsonschema:"keywords: identifiers, config keys, error messages, Chinese terms"`
+	TopK  int    `json:"top_k,omitempty" jsonschema:"number of results, 1 to 50 (default 10)"`
+	Path  string `json:"path,omitempty" jsonschema:"only files matching these comma-separated patterns: a directory (docs/), a file, or a glob (*.go, docs/**/*.md)"`
+	Rev   string `json:"rev,omitempty" jsonschema:"commit, branch or tag to search (default HEAD)"`
+	Repo  string `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
+}
+
+func (t *tools) hybridSearch(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn) (*sdk.CallToolResult, *search.Response, error) {
+	switch in.Mode {
+	case "", search.ModeLexical, search.ModeDense, search.ModeHybrid:
+	default:
+		return nil, nil, fmt.Errorf("mode %q: want lexical, dense or hybrid", in.Mode)
+	}
+	r, err := t.repo(in.Repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.Mode != "" && in.Mode != search.ModeLexical && !r.Backend.DenseOn() {
+		return nil, nil, fmt.Errorf("mode %s needs an embedder, and %s has none configured: use mode lexical, or see index_status", in.Mode, r.Name)
+	}
+	resp, err := t.search(ctx, r, in.Query, in.TopK, in.Path, in.Rev, in.Mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.MinScore > 0 {
+		kept := resp.Results[:0]
+		for _, res := range resp.Results {
+			if res.Score >= in.MinScore {
+				kept = append(kept, res)
+			}
+		}
+		resp.Results = kept
+	}
+	return nil, resp, nil
+}
+
+func (t *tools) keywordSearch(ctx context.Context, _ *sdk.CallToolRequest, in KeywordIn) (*sdk.CallToolResult, *search.Response, error) {
+	r, err := t.repo(in.Repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := t.search(ctx, r, in.Query, in.TopK, in.Path, in.Rev, search.ModeLexical)
+	return nil, resp, err
+}
+
+func (t *tools) search(ctx context.Context, r *Repo, query string, k int, scope, rev, mode string) (*search.Response, error) {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return nil, errors.New("query is empty: say what to look for")
+	}
+	switch {
+	case k == 0:
+		k = defaultTopK
+	case k < 0 || k > maxTopK:
+		return nil, fmt.Errorf("top_k %d: want 1 to %d", k, maxTopK)
+	}
+	req := search.Request{Query: query, K: k, Mode: mode}
+	if strings.TrimSpace(scope) != "" {
+		match, err := search.PathScope(scope)
+		if err != nil {
+			return nil, err
+		}
+		req.Scope = match
+	}
+	resp, err := r.Backend.Search(ctx, req, rev)
+	if err != nil {
+		return nil, err
+	}
+	resp.Timings, resp.Terms = nil, nil
+	return resp, nil
+}
+
+// DocumentIn are get_document's arguments.
+type DocumentIn struct {
+	Path      string `json:"path" jsonschema:"a search result's citation (<commit>:<path>#L<a>-L<b>), or a file path relative to the repository root"`
+	Rev       string `json:"rev,omitempty" jsonschema:"commit, branch or tag (default HEAD; a citation carries its own)"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to return, from 1 (default: the citation's, else 1)"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to return (default: the citation's, else the end of the file)"`
+	Repo      string `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
+}
+
+// Document is get_document's result.
+type Document struct {
+	Commit     string `json:"commit"`
+	Path       string `json:"path"`
+	Blob       string `json:"blob"`
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line"`
+	TotalLines int    `json:"total_lines"`
+	Citation   string `json:"citation"`
+	// Text holds the lines, each prefixed with its number and a tab.
+	Text string `json:"text"`
+	// Truncated says the range was cut short; continue from EndLine+1.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in DocumentIn) (*sdk.CallToolResult, *Document, error) {
+	r, err := t.repo(in.Repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, rev, start, end := strings.TrimSpace(in.Path), in.Rev, in.StartLine, in.EndLine
+	if p == "" {
+		return nil, nil, errors.New("path is empty: pass a file path or a citation")
+	}
+	if c, ok := search.ParseCitation(p); ok && looksLikeRev(c.Rev) {
+		if rev != "" && rev != c.Rev {
+			return nil, nil, fmt.Errorf("rev %q contradicts the citation's commit %q: pass one or the other", rev, c.Rev)
+		}
+		p, rev = c.Path, c.Rev
+		if start == 0 && end == 0 {
+			start, end = c.Start, c.End
+		}
+	} else if i := strings.Index(p, "#L"); i > 0 && in.StartLine == 0 {
+		// A path with a line anchor but no commit: path#L10-L20.
+		if c, ok := search.ParseCitation("HEAD:" + p); ok {
+			p, start, end = c.Path, c.Start, c.End
+		}
+	}
+	clean, err := repoPath(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rev == "" {
+		rev = "HEAD"
+	}
+	commit, blob, data, err := r.Backend.File(ctx, rev, clean)
+	if err != nil {
+		return nil, nil, err
+	}
+	text, _, binary := chunk.Decode(data)
+	if binary {
+		return nil, nil, fmt.Errorf("%s is a binary file (%d bytes) at %s", clean, len(data), short(commit))
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if start == 0 {
+		start = 1
+	}
+	if end == 0 {
+		end = len(lines)
+	}
+	if start < 1 || end < start || start > len(lines) {
+		return nil, nil, fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, clean, len(lines), short(commit))
+	}
+	end = min(end, len(lines))
+	doc := &Document{Commit: commit, Path: clean, Blob: blob, StartLine: start, TotalLines: len(lines)}
+	var b strings.Builder
+	for i := start; i <= end; i++ {
+		line := lines[i-1]
+		if i-start >= maxDocLines || b.Len()+len(line) > maxDocBytes {
+			doc.Truncated = true
+			break
+		}
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte('\t')
+		b.WriteString(line)
+		b.WriteByte('\n')
+		doc.EndLine = i
+	}
+	if doc.EndLine == 0 { // a first line longer than the byte limit
+		return nil, nil, fmt.Errorf("line %d of %s is longer than %d bytes", start, clean, maxDocBytes)
+	}
+	doc.Text = b.String()
+	doc.Citation = fmt.Sprintf("%s:%s#L%d-L%d", commit, clean, doc.StartLine, doc.EndLine)
+	return nil, doc, nil
+}
+
+// looksLikeRev tells a citation's commit from a path that merely contains
+// a colon: revisions have no slashes before the colon in citations we
+// produce, and a path relative to the root rarely starts with one.
+func looksLikeRev(s string) bool { return s != "" && !strings.ContainsAny(s, `/\`) }
+
+// repoPath checks that p names something inside the repository: relative,
+// with no way out through "..". Whether it is tracked is the backend's
+// question, asked of the commit's tree, never of the file system.
+func repoPath(p string) (string, error) {
+	if strings.ContainsRune(p, 0) {
+		return "", errors.New("path contains a NUL byte")
+	}
+	q := strings.ReplaceAll(p, `\`, "/")
+	if path.IsAbs(q) || (len(q) >= 2 && q[1] == ':') {
+		return "", fmt.Errorf("%q is an absolute path: only files tracked in the repository can be read; give a path relative to its root", p)
+	}
+	c := path.Clean(q)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%q is outside the repository: only files tracked in it can be read", p)
+	}
+	if c == "." {
+		return "", errors.New("path names the repository root, not a file")
+	}
+	return c, nil
+}
+
+func short(commit string) string { return commit[:min(12, len(commit))] }
+
+// CollectionsIn has no arguments.
+type CollectionsIn struct{}
+
+// Collections is list_collections' result.
+type Collections struct {
+	Repos []Collection `json:"repos"`
+}
+
+// Collection is one served repository.
+type Collection struct {
+	Name    string             `json:"name"`
+	Dir     string             `json:"dir"`
+	Default bool               `json:"default,omitempty"`
+	Head    string             `json:"head,omitempty"`
+	Fresh   bool               `json:"fresh"` // HEAD is indexed
+	Views   []index.ReportView `json:"views"`
+	Dense   index.ReportDense  `json:"dense"`
+	Error   string             `json:"error,omitempty"`
+}
+
+func (t *tools) listCollections(ctx context.Context, _ *sdk.CallToolRequest, _ CollectionsIn) (*sdk.CallToolResult, *Collections, error) {
+	out := &Collections{Repos: []Collection{}}
+	for i, r := range t.repos {
+		c := Collection{Name: r.Name, Dir: r.Dir, Default: i == 0, Views: []index.ReportView{}}
+		if rep, err := r.Backend.Status(ctx); err != nil {
+			c.Error = err.Error()
+		} else {
+			c.Head, c.Fresh, c.Views, c.Dense = rep.Head, rep.HeadIndex, rep.Views, rep.Dense
+		}
+		out.Repos = append(out.Repos, c)
+	}
+	return nil, out, nil
+}
+
+// StatusIn are index_status' arguments.
+type StatusIn struct {
+	Repo string `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
+}
+
+func (t *tools) indexStatus(ctx context.Context, _ *sdk.CallToolRequest, in StatusIn) (*sdk.CallToolResult, *index.Report, error) {
+	r, err := t.repo(in.Repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := r.Backend.Status(ctx)
+	return nil, rep, err
+}
