@@ -15,8 +15,9 @@ func TestDependencyDirection(t *testing.T) {
 		"segment": {mod + "store", mod + "gitx", mod + "index", mod + "search"},
 		"chunk":   {mod + "store", mod + "gitx", mod + "segment"},
 		"gitx":    {mod + "store", mod + "segment", mod + "index", mod + "search"},
-		"search":  {mod + "index", mod + "gitx", mod + "cmd"},
-		"index":   {mod + "search", mod + "cmd"},
+		"search":  {mod + "index", mod + "gitx", mod + "cmd", mod + "mcp"},
+		"index":   {mod + "search", mod + "cmd", mod + "mcp"},
+		"mcp":     {mod + "cmd", "github.com/urfave/"},
 		"llm":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "ann", mod + "cmd"},
 		"ann":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "llm", mod + "cmd"},
 	}
