@@ -92,8 +92,45 @@ def bench_corpus(name, repo, kb, queries):
     out["mcp_warm_p95_ms"] = round(pct(mcp_lat, 95), 1)
     out["cold_vs_mcp_p50"] = round(out["search_cold_p50_ms"] / out["mcp_warm_p50_ms"], 1)
 
+    out.update(bench_blame(kb, repo, files, name))
+
     rss = subprocess.run(["/usr/bin/time", "-f", "%M", kb, "search", "--json", "-q", queries[0]], cwd=repo, env=ENV, capture_output=True, text=True)
     out["search_rss_mb"] = round(int(rss.stderr.strip().splitlines()[-1]) / 1024, 1)
+    return out
+
+
+def bench_blame(kb, repo, files, name):
+    """git kb blame-context timings. Docs: the corpus's real last 5 commits.
+    Go: 20 files edited twice on top of the single import commit, so the
+    second edit's lines have a history of two commits."""
+    out = {}
+    if name != "go-src":
+        rng = "HEAD~5..HEAD"
+    else:
+        go = sorted(f for f in files if f.endswith(".go") and "/testdata/" not in f and not f.endswith("_test.go"))
+        picked = go[:: max(1, len(go) // 20)][:20]
+        for round_ in (1, 2):
+            for f in picked:
+                path = os.path.join(repo, f)
+                with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+                    lines = fh.read().split("\n")
+                hits = [i for i, l in enumerate(lines) if l.strip().startswith("return ")][:3]
+                for i in hits:
+                    lines[i] = lines[i] + (" // bench edit" if round_ == 1 else " // bench edit, again")
+                with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                    fh.write("\n".join(lines))
+            sh(["git", "commit", "-qam", f"bench: edit {len(picked)} files, round {round_}"], repo)
+        rng = "HEAD"
+    args = [kb, "blame-context", "--format", "json", "-q", rng]
+    secs, p = timed(args, repo)
+    if p.returncode:
+        sys.exit(f"blame-context failed: {p.stderr}")
+    rep = json.loads(p.stdout)
+    out["blame_range"] = rng
+    out["blame_files"] = len(rep["files"])
+    out["blame_first_s"] = round(secs, 2)  # includes indexing the base
+    warm = [timed(args, repo)[0] for _ in range(3)]
+    out["blame_s"] = round(statistics.median(warm), 2)
     return out
 
 

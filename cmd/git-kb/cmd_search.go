@@ -124,15 +124,42 @@ func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
 
 // search resolves the commit, makes sure it is indexed and searches it.
 func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev string, quiet, noIndex bool) (*search.Response, error) {
-	repo, cfg, dense := k.repo, k.cfg, k.dense
+	if k.dense == nil && (req.Mode == search.ModeDense || req.Mode == search.ModeHybrid) {
+		return nil, usagef("--mode %s needs an embedder: %s", req.Mode, k.cfg.Off)
+	}
+	v, err := k.open(ctx, e, rev, quiet, noIndex)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	return v.search(ctx, req)
+}
+
+// openView is one commit's view with the database open read-only, for
+// one or more searches; close it promptly, as it holds off the indexer.
+type openView struct {
+	db       *store.DB
+	searcher *search.Searcher
+	commit   store.SHA
+	view     *store.View
+}
+
+func (v *openView) search(ctx context.Context, req search.Request) (*search.Response, error) {
+	req.Commit, req.View = v.commit, v.view
+	return v.searcher.Search(ctx, req)
+}
+
+func (v *openView) close() { v.db.Close() }
+
+// open resolves rev and opens its view, indexing the commit first (unless
+// noIndex) if it has not been.
+func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex bool) (*openView, error) {
+	repo := k.repo
 	commit, tree, err := repo.Resolve(ctx, rev)
 	if err != nil {
 		return nil, err
 	}
 	note := notifier(e, quiet)
-	if dense == nil && (req.Mode == search.ModeDense || req.Mode == search.ModeHybrid) {
-		return nil, usagef("--mode %s needs an embedder: %s", req.Mode, cfg.Off)
-	}
 	ro := store.Options{ReadOnly: true, Wait: lockWait, OnWait: func() { note("waiting for the indexer to finish writing...") }}
 	for attempt := 0; ; attempt++ {
 		db, err := store.Open(ctx, index.DBDir(repo), ro)
@@ -144,10 +171,8 @@ func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev stri
 			}
 		}
 		if err == nil {
-			defer db.Close()
-			s := &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: dense, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
-			req.Commit, req.View = commit, view
-			return s.Search(ctx, req)
+			s := &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.dense, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
+			return &openView{db: db, searcher: s, commit: commit, view: view}, nil
 		}
 		if !errors.Is(err, store.ErrNoIndex) && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
@@ -164,7 +189,7 @@ func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev stri
 			return nil, err
 		}
 		// Answer now, lexically; vectors fill in behind.
-		if err := embedAfterIndex(ctx, e, repo, cfg, st, "background", quiet); err != nil {
+		if err := embedAfterIndex(ctx, e, repo, k.cfg, st, "background", quiet); err != nil {
 			note("%v", err)
 		}
 	}

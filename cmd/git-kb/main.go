@@ -104,6 +104,7 @@ Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on firs
 			searchCommand(e),
 			showCommand(e),
 			statusCommand(e),
+			blameContextCommand(e),
 			mcpCommand(e),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() maps errors to exit codes

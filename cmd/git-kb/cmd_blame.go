@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/review"
+	"github.com/git-kb/git-kb/search"
+	"github.com/urfave/cli/v2"
+)
+
+func blameContextCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:      "blame-context",
+		Usage:     "explain a change for code review: the history and docs behind each hunk",
+		ArgsUsage: "[<base>..<head> | <base>...<head> | <commit>]",
+		Description: `For each changed file and hunk, lists:
+  history  the commits that last touched the lines the hunk modifies or
+           deletes and the lines around it (git blame of the old version),
+           with #123 / !45 / ABC-123 references from their messages;
+  docs     the runbooks, ADRs and other docs most relevant to the change,
+           searched in the base commit's index (indexed first if needed);
+  code     where the symbols the change touches are defined or used in
+           other files.
+Citations are pinned to the base commit.
+
+The change: <base>..<head>; <base>...<head> (from their merge base, as a
+pull request shows it); <commit> (against its first parent, so a merge
+shows what it brought in); --staged (the index against HEAD). Default:
+HEAD, the last commit.
+
+--format md (default) prints a pull-request comment with a collapsible
+section per file; json is for bots. --max-bytes trims the least relevant
+items first. Renamed files are blamed under their old name; added files
+have no history; binary files are listed and skipped.
+
+Examples:
+  git kb blame-context                          # the last commit
+  git kb blame-context origin/main...HEAD       # this branch, as a PR
+  git kb blame-context --staged --format json   # what you are about to commit
+  git kb blame-context HEAD~5..HEAD --max-bytes 60000 | gh pr comment 42 -F -`,
+		Flags: []cli.Flag{
+			quietFlag,
+			&cli.BoolFlag{Name: "staged", Aliases: []string{"cached"}, Usage: "explain the staged changes (against HEAD)"},
+			&cli.StringFlag{Name: "format", Value: "md", Usage: "md (a pull-request comment) or json"},
+			&cli.IntFlag{Name: "max-bytes", Usage: "trim the least relevant items until the output fits (0: no limit)"},
+			&cli.IntFlag{Name: "context", Value: 3, Usage: "lines around each hunk whose history counts too"},
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if format != "md" && format != "json" {
+				return usagef("--format %s: want md or json", format)
+			}
+			if c.NArg() > 1 {
+				return usagef("blame-context takes one range or commit, got %d arguments", c.NArg())
+			}
+			if c.Bool("staged") && c.NArg() > 0 {
+				return usagef("--staged compares the index with HEAD: give no range with it")
+			}
+			if c.Int("max-bytes") < 0 || c.Int("context") < 0 {
+				return usagef("--max-bytes and --context cannot be negative")
+			}
+			repo, err := openRepo(e)
+			if err != nil {
+				return err
+			}
+			o, err := changeOf(c.Context, repo, c.Args().First(), c.Bool("staged"))
+			if err != nil {
+				return err
+			}
+			o.Context = c.Int("context")
+			kb, err := openKB(c.Context, e, repo)
+			if err != nil {
+				return err
+			}
+			// Docs and code come from the base's view; a root commit has
+			// no base, so its own view stands in.
+			searchRev := o.Base
+			if searchRev == gitx.EmptyTree {
+				searchRev = o.Head
+			}
+			view, err := kb.open(c.Context, e, searchRev, c.Bool("quiet"), false)
+			if err != nil {
+				return err
+			}
+			defer view.close()
+			o.Search = func(ctx context.Context, q string, k int) ([]search.Result, error) {
+				resp, err := view.search(ctx, search.Request{Query: q, K: k, Mode: search.ModeLexical})
+				if err != nil {
+					return nil, err
+				}
+				return resp.Results, nil
+			}
+			rep, err := review.Explain(c.Context, o)
+			if err != nil {
+				return err
+			}
+			render := func(r *review.Report) ([]byte, error) { return []byte(review.Markdown(r)), nil }
+			if format == "json" {
+				render = review.JSON
+			}
+			fits, err := review.Fit(rep, c.Int("max-bytes"), render)
+			if err != nil {
+				return err
+			}
+			if !fits {
+				notifier(e, c.Bool("quiet"))("the report does not fit in %d bytes even with every optional item dropped", c.Int("max-bytes"))
+			}
+			out, err := render(rep)
+			if err != nil {
+				return err
+			}
+			_, err = e.Stdout.Write(out)
+			return err
+		},
+	}
+}
+
+// changeOf turns the command's argument into base and head commits.
+func changeOf(ctx context.Context, repo *gitx.Repo, arg string, staged bool) (review.Options, error) {
+	o := review.Options{Repo: repo, Staged: staged, Range: arg}
+	resolve := func(rev string) (string, error) {
+		if rev == "" {
+			rev = "HEAD"
+		}
+		commit, _, err := repo.Resolve(ctx, rev)
+		return commit.String(), err
+	}
+	var err error
+	switch {
+	case staged:
+		o.Range = "staged changes"
+		o.Base, err = resolve("HEAD")
+	case strings.Contains(arg, "..."):
+		a, b, _ := strings.Cut(arg, "...")
+		if o.Head, err = resolve(b); err != nil {
+			return o, err
+		}
+		var left string
+		if left, err = resolve(a); err != nil {
+			return o, err
+		}
+		o.Base, err = repo.MergeBase(ctx, left, o.Head)
+	case strings.Contains(arg, ".."):
+		a, b, _ := strings.Cut(arg, "..")
+		if o.Base, err = resolve(a); err != nil {
+			return o, err
+		}
+		o.Head, err = resolve(b)
+	default:
+		if o.Range == "" {
+			o.Range = "HEAD"
+		}
+		if o.Head, err = resolve(arg); err != nil {
+			return o, err
+		}
+		var parents []string
+		if parents, err = repo.Parents(ctx, o.Head); err != nil {
+			return o, err
+		}
+		o.Base = gitx.EmptyTree
+		if len(parents) > 0 {
+			o.Base = parents[0] // first parent: what a merge brought in
+		}
+	}
+	if err != nil {
+		return o, err
+	}
+	if o.Base == o.Head {
+		return o, fmt.Errorf("%s: base and head are the same commit, nothing to explain", o.Range)
+	}
+	return o, nil
+}
