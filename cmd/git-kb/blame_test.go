@@ -67,7 +67,7 @@ func Unrelated() int { return 42 }
 
 func TestBlameContextHistoryDocsAndCode(t *testing.T) {
 	dir := gittest.New(t, map[string]string{
-		"pool/pool.go": poolGo("1", "1", "1"),
+		"pool/pool.go":         poolGo("1", "1", "1"),
 		"docs/runbook/pool.md": "# 连接池运维手册\n\n## 调整 max_pool_size\n\n连接池打满时，先看慢查询，再调大 max_pool_size 配置。\n",
 		"docs/other.md":        "# 无关文档\n\n发布流程说明。\n",
 	})
