@@ -301,3 +301,14 @@ func (r *Repo) ConfigAll(ctx context.Context, key string) ([]string, error) {
 	}
 	return vs, nil
 }
+
+// HooksDir is where git looks for this repository's hooks: core.hooksPath
+// if set (relative to the working tree), else the common git dir's hooks,
+// which every worktree shares.
+func (r *Repo) HooksDir(ctx context.Context) (string, error) {
+	out, err := r.git(ctx, nil, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -87,17 +87,13 @@ func findRefs(ctx context.Context, o Options, f *File, blobs blobLines) error {
 		q = append(q, c.Subject)
 	}
 	if query := strings.TrimSpace(strings.Join(q, " ")); query != "" {
-		res, err := o.Search(ctx, query, 20)
+		docs := func(p string) bool { return isDoc(chunk.Lang(p)) && !self(p) }
+		res, err := o.Search(ctx, query, docsPerFile, docs)
 		if err != nil {
 			return err
 		}
 		for _, r := range res {
-			if len(f.Docs) == docsPerFile {
-				break
-			}
-			if isDoc(r.Lang) && !self(r.Path) {
-				f.Docs = append(f.Docs, Ref{Path: r.Path, Heading: r.Heading, Citation: r.Citation, Snippet: r.Snippet, Score: r.Score})
-			}
+			f.Docs = append(f.Docs, Ref{Path: r.Path, Heading: r.Heading, Citation: r.Citation, Snippet: r.Snippet, Score: r.Score})
 		}
 	}
 
@@ -105,7 +101,8 @@ func findRefs(ctx context.Context, o Options, f *File, blobs blobLines) error {
 	// the symbol appears in it as a whole word; it is a definition if the
 	// chunk declares it.
 	for _, sym := range f.Symbols[:min(len(f.Symbols), symbolsFiles)] {
-		res, err := o.Search(ctx, sym, 20)
+		code := func(p string) bool { return !isDoc(chunk.Lang(p)) && !self(p) }
+		res, err := o.Search(ctx, sym, 10, code)
 		if err != nil {
 			return err
 		}
@@ -115,7 +112,7 @@ func findRefs(ctx context.Context, o Options, f *File, blobs blobLines) error {
 			if n == refsPerSym {
 				break
 			}
-			if isDoc(r.Lang) || self(r.Path) || !blobs.mentions(o, r, word) {
+			if !blobs.mentions(o, r, word) {
 				continue
 			}
 			kind := "use"

@@ -38,9 +38,9 @@ type Options struct {
 	Staged     bool
 	// Range is how the user named the change, for the report.
 	Range string
-	// Search runs a lexical query against Base's view. Nil skips docs and
-	// code.
-	Search func(ctx context.Context, query string, k int) ([]search.Result, error)
+	// Search runs a lexical query against Base's view, among the files
+	// scope accepts. Nil skips docs and code.
+	Search func(ctx context.Context, query string, k int, scope func(path string) bool) ([]search.Result, error)
 	// Context is how many lines around each hunk are blamed too (default 3).
 	Context int
 	// Parallel bounds the git blame processes at once (default 4).

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -112,6 +113,33 @@ type Searcher struct {
 	ReadBlob func(store.SHA) ([]byte, error)
 	// Dense, if set, enables dense and hybrid retrieval.
 	Dense *Dense
+
+	// metas caches decoded blob metadata across the searches one Searcher
+	// runs (blame-context runs dozens on one view; decoding a large file's
+	// metadata again for each was most of its time).
+	metaMu sync.Mutex
+	metas  map[store.SHA]*store.BlobMeta
+}
+
+// blobMeta returns a blob's metadata, decoded once per Searcher.
+func (s *Searcher) blobMeta(blob store.SHA) (*store.BlobMeta, error) {
+	s.metaMu.Lock()
+	m, ok := s.metas[blob]
+	s.metaMu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, err := s.DB.BlobMeta(s.Pipeline, blob)
+	if err != nil {
+		return nil, err
+	}
+	s.metaMu.Lock()
+	if s.metas == nil {
+		s.metas = map[store.SHA]*store.BlobMeta{}
+	}
+	s.metas[blob] = m
+	s.metaMu.Unlock()
+	return m, nil
 }
 
 type hit struct {
@@ -389,7 +417,6 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits
 			break
 		}
 	}
-	metas := map[store.SHA]*store.BlobMeta{}
 	texts := map[store.SHA][]string{}
 	commit := hex.EncodeToString(req.Commit[:])
 	for i, h := range picked {
@@ -397,13 +424,9 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits
 			return err
 		}
 		e := pickedEntries[i]
-		m, ok := metas[e.Blob]
-		if !ok {
-			var err error
-			if m, err = s.DB.BlobMeta(s.Pipeline, e.Blob); err != nil {
-				return err
-			}
-			metas[e.Blob] = m
+		m, err := s.blobMeta(e.Blob)
+		if err != nil {
+			return err
 		}
 		idx := int(h.chunk - e.First)
 		if idx >= len(m.Chunks) {

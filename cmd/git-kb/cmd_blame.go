@@ -86,8 +86,8 @@ Examples:
 				return err
 			}
 			defer view.close()
-			o.Search = func(ctx context.Context, q string, k int) ([]search.Result, error) {
-				resp, err := view.search(ctx, search.Request{Query: q, K: k, Mode: search.ModeLexical})
+			o.Search = func(ctx context.Context, q string, k int, scope func(string) bool) ([]search.Result, error) {
+				resp, err := view.search(ctx, search.Request{Query: q, K: k, Mode: search.ModeLexical, Scope: scope})
 				if err != nil {
 					return nil, err
 				}

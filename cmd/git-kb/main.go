@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -53,8 +54,17 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	dir, _ := os.Getwd()
+	// GIT_KB_CPUPROFILE=FILE writes a CPU profile of the command, for
+	// `go tool pprof`: how the next engineer finds where time goes.
+	if path := os.Getenv("GIT_KB_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.StartCPUProfile(f)
+			defer f.Close()
+		}
+	}
 	code := run(ctx, os.Args, env{Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, StderrTTY: isTTY(os.Stderr), StdoutTTY: isTTY(os.Stdout)})
 	stop()
+	pprof.StopCPUProfile()
 	os.Exit(code)
 }
 
@@ -105,6 +115,7 @@ Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on firs
 			showCommand(e),
 			statusCommand(e),
 			blameContextCommand(e),
+			hooksCommand(e),
 			mcpCommand(e),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() maps errors to exit codes

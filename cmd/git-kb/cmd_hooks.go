@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/hooks"
+	"github.com/urfave/cli/v2"
+)
+
+func hooksCommand(e env) *cli.Command {
+	hooksDir := func(c *cli.Context) (*gitx.Repo, string, error) {
+		repo, err := openRepo(e)
+		if err != nil {
+			return nil, "", err
+		}
+		dir, err := repo.HooksDir(c.Context)
+		return repo, dir, err
+	}
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "keep the index current with git hooks (install, uninstall, status)",
+		Description: `'git kb hooks install' adds post-checkout, post-commit, post-merge and
+post-rewrite hooks, so checkout, switch, commit, merge, pull, amend and
+rebase keep HEAD's index current. A hook returns to git at once: it starts
+a background indexer, which waits for a burst of hooks (a rebase fires
+dozens) to end and indexes the final HEAD once, then embeds new chunks if
+an embedder is configured. Its log is .git/kb/hooks.log.
+
+Hooks go where git looks for them: core.hooksPath if set, else the common
+git dir (shared by all worktrees). A hook that is already there is kept,
+renamed to <name>.pre-git-kb, and run first with the same arguments and
+stdin; its exit status is what git sees. Installing twice changes nothing;
+'git kb hooks uninstall' removes only our hooks and restores the others.`,
+		Subcommands: []*cli.Command{
+			{
+				Name:  "install",
+				Usage: "install the hooks (chaining any existing ones)",
+				Action: func(c *cli.Context) error {
+					_, dir, err := hooksDir(c)
+					if err != nil {
+						return err
+					}
+					exe, err := os.Executable()
+					if err != nil {
+						return err
+					}
+					if exe, err = filepath.EvalSymlinks(exe); err != nil {
+						return err
+					}
+					did, err := hooks.Install(dir, exe)
+					for _, d := range did {
+						fmt.Fprintln(e.Stdout, d)
+					}
+					if err == nil {
+						fmt.Fprintf(e.Stdout, "hooks in %s; the index of HEAD now follows checkout, commit, merge, pull and rebase\n", dir)
+					}
+					return err
+				},
+			},
+			{
+				Name:  "uninstall",
+				Usage: "remove our hooks and restore the ones they chained",
+				Action: func(c *cli.Context) error {
+					_, dir, err := hooksDir(c)
+					if err != nil {
+						return err
+					}
+					did, err := hooks.Uninstall(dir)
+					for _, d := range did {
+						fmt.Fprintln(e.Stdout, d)
+					}
+					if err == nil && len(did) == 0 {
+						fmt.Fprintf(e.Stdout, "no git kb hooks in %s\n", dir)
+					}
+					return err
+				},
+			},
+			{
+				Name:  "status",
+				Usage: "show which hooks are installed and how the last background run ended",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					repo, dir, err := hooksDir(c)
+					if err != nil {
+						return err
+					}
+					st := struct {
+						Dir   string       `json:"dir"`
+						Hooks []hooks.Hook `json:"hooks"`
+						Last  *hooks.Last  `json:"last_run"`
+						Log   string       `json:"log"`
+					}{dir, hooks.Status(dir), hooks.ReadLast(repo.KBDir()), filepath.Join(repo.KBDir(), hooks.LogFile)}
+					if c.Bool("json") {
+						return writeJSON(e.Stdout, st)
+					}
+					fmt.Fprintf(e.Stdout, "hooks dir: %s\n", dir)
+					for _, h := range st.Hooks {
+						state := "not installed"
+						switch {
+						case h.Ours && h.Chained:
+							state = "installed, runs " + h.Name + hooks.ChainSuffix + " first"
+						case h.Ours:
+							state = "installed"
+						case h.Foreign:
+							state = "not installed (someone else's hook is there; install chains it)"
+						}
+						fmt.Fprintf(e.Stdout, "  %-14s %s\n", h.Name, state)
+					}
+					switch l := st.Last; {
+					case l == nil:
+						fmt.Fprintln(e.Stdout, "last run: none yet")
+					case l.OK:
+						fmt.Fprintf(e.Stdout, "last run: ok, indexed %s at %s in %.2fs\n", l.Commit[:min(12, len(l.Commit))], l.Ended.Local().Format("2006-01-02 15:04:05"), l.Seconds)
+					default:
+						fmt.Fprintf(e.Stdout, "last run: FAILED at %s: %s\n", l.Ended.Local().Format("2006-01-02 15:04:05"), l.Error)
+					}
+					fmt.Fprintf(e.Stdout, "log:      %s\n", st.Log)
+					return nil
+				},
+			},
+			{
+				Name:      "run",
+				Usage:     "what the installed hooks call (not for direct use)",
+				ArgsUsage: "HOOK [ARGS...]",
+				Hidden:    true,
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "background", Usage: "be the runner"}},
+				Action: func(c *cli.Context) error {
+					repo, err := openRepo(e)
+					if err != nil {
+						return nil // not our business to fail a git command
+					}
+					if c.Bool("background") {
+						return runHooks(c.Context, e, repo)
+					}
+					if !headMoved(c.Args().Slice()) {
+						return nil
+					}
+					spawn, err := hooks.Trigger(repo.KBDir())
+					if err != nil || !spawn {
+						return nil
+					}
+					spawnRunner(repo)
+					return nil
+				},
+			},
+		},
+	}
+}
+
+// headMoved tells from a hook's name and arguments whether HEAD may have
+// moved to another commit: post-checkout says so in its arguments (old
+// HEAD, new HEAD, and 0 for a checkout of files, which leaves HEAD alone).
+func headMoved(args []string) bool {
+	if len(args) >= 4 && args[0] == "post-checkout" {
+		return args[3] != "0" && args[1] != args[2]
+	}
+	return len(args) > 0
+}
+
+// spawnRunner starts the detached background runner.
+func spawnRunner(repo *gitx.Repo) {
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	logf, err := os.OpenFile(filepath.Join(repo.KBDir(), hooks.LogFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "hooks", "run", "--background")
+	cmd.Dir = repo.WorkTree
+	if cmd.Dir == "" {
+		cmd.Dir = repo.GitDir
+	}
+	// The hook's environment, minus what git sets for the hook itself.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_INDEX_FILE=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.Start() == nil {
+		cmd.Process.Release()
+	}
+}
+
+// runHooks is the background runner: index HEAD after each burst of hooks.
+func runHooks(ctx context.Context, e env, repo *gitx.Repo) error {
+	quiet := e
+	quiet.StderrTTY = false
+	return hooks.Run(ctx, repo.KBDir(), func(ctx context.Context) (string, error) {
+		ictx, cancel := context.WithTimeout(ctx, time.Hour)
+		defer cancel()
+		st, err := runIndex(ictx, quiet, repo, "HEAD", true)
+		if err != nil {
+			return "", err
+		}
+		cfg, err := readEmbedConfig(ctx, e, repo)
+		if err == nil {
+			err = embedAfterIndex(ctx, quiet, repo, cfg, st, "background", true)
+		}
+		return st.Commit, err
+	})
+}

@@ -1,0 +1,163 @@
+// Package hooks keeps the index current through git hooks: it installs
+// small shell hooks that chain whatever hook was there before, and runs the
+// background indexer they start, coalescing bursts of hook calls (a rebase
+// fires dozens) into one index run of the final HEAD.
+//
+// A hook returns to git as soon as it has recorded that HEAD moved and,
+// if no runner is alive, started one; everything slow happens in the
+// detached runner, which logs to a bounded file. Nothing here may make the
+// user's git command fail.
+package hooks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Names are the hooks installed: together they fire whenever HEAD moves
+// (checkout, switch, commit, merge, pull, amend, rebase).
+var Names = []string{"post-checkout", "post-commit", "post-merge", "post-rewrite"}
+
+// marker identifies our hook scripts, whatever binary path they hold.
+const marker = "# git-kb hook v1"
+
+// ChainSuffix is appended to a hook that was there before ours; our hook
+// runs it first, with the same arguments and stdin, and exits with its
+// status.
+const ChainSuffix = ".pre-git-kb"
+
+// script is the hook: run the chained hook, record the event with git-kb
+// (fast: it only spawns the runner), and exit with the chained hook's
+// status. git-kb's own failure never fails the git command.
+func script(name, exe string) []byte {
+	return []byte(`#!/bin/sh
+` + marker + `: keeps the git kb index of HEAD current.
+# Installed by 'git kb hooks install'; 'git kb hooks uninstall' removes it and
+# restores the hook that was here before (kept as ` + name + ChainSuffix + `).
+status=0
+if [ -x "$0` + ChainSuffix + `" ]; then
+	"$0` + ChainSuffix + `" "$@" || status=$?
+fi
+kb=` + shellQuote(exe) + `
+[ -x "$kb" ] || kb=git-kb
+GIT_KB_HOOK=` + name + ` "$kb" hooks run ` + name + ` "$@" </dev/null >/dev/null 2>&1
+exit $status
+`)
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Hook is the state of one hook.
+type Hook struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Ours    bool   `json:"installed"`         // our script is in place
+	Chained bool   `json:"chained,omitempty"` // it runs a previous hook first
+	Foreign bool   `json:"foreign,omitempty"` // someone else's hook, not ours
+}
+
+func isOurs(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(b, []byte(marker))
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// Status reports each hook in dir.
+func Status(dir string) []Hook {
+	var out []Hook
+	for _, n := range Names {
+		p := filepath.Join(dir, n)
+		h := Hook{Name: n, Path: p, Ours: isOurs(p)}
+		h.Chained = h.Ours && exists(p+ChainSuffix)
+		h.Foreign = !h.Ours && exists(p)
+		out = append(out, h)
+	}
+	return out
+}
+
+// Install puts our hook in place of each of Names in dir. An existing hook
+// that is not ours is renamed to <name>.pre-git-kb and chained; one that is
+// ours is rewritten only if its binary path changed. It returns what it did,
+// one line per hook.
+func Install(dir, exe string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create hooks dir: %w", err)
+	}
+	var did []string
+	for _, n := range Names {
+		p := filepath.Join(dir, n)
+		want := script(n, exe)
+		switch cur, err := os.ReadFile(p); {
+		case err == nil && bytes.Equal(cur, want):
+			did = append(did, n+": already installed")
+			continue
+		case err == nil && bytes.Contains(cur, []byte(marker)):
+			// Ours, from another binary path: rewrite below.
+		case err == nil || exists(p): // someone else's hook (or a dangling link)
+			if exists(p + ChainSuffix) {
+				return did, fmt.Errorf("%s exists and so does %s: move one of them away first", p, p+ChainSuffix)
+			}
+			if err := os.Rename(p, p+ChainSuffix); err != nil {
+				return did, err
+			}
+			did = append(did, fmt.Sprintf("%s: installed, chaining the existing hook (now %s)", n, n+ChainSuffix))
+		case errors.Is(err, os.ErrNotExist):
+			did = append(did, n+": installed")
+		default:
+			return did, err
+		}
+		if err := writeExecutable(p, want); err != nil {
+			return did, err
+		}
+		if len(did) == 0 || !strings.HasPrefix(did[len(did)-1], n+":") {
+			did = append(did, n+": updated")
+		}
+	}
+	return did, nil
+}
+
+// writeExecutable writes a file atomically (temp file, rename), mode 0755.
+func writeExecutable(path string, data []byte) error {
+	tmp := path + ".git-kb-tmp"
+	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // umask
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Uninstall removes our hooks from dir and moves chained hooks back, so
+// the directory is as it was before Install. Hooks that are not ours are
+// left alone.
+func Uninstall(dir string) ([]string, error) {
+	var did []string
+	for _, n := range Names {
+		p := filepath.Join(dir, n)
+		switch {
+		case isOurs(p) && exists(p+ChainSuffix):
+			if err := os.Rename(p+ChainSuffix, p); err != nil {
+				return did, err
+			}
+			did = append(did, n+": removed, previous hook restored")
+		case isOurs(p):
+			if err := os.Remove(p); err != nil {
+				return did, err
+			}
+			did = append(did, n+": removed")
+		case exists(p):
+			did = append(did, n+": not ours, left alone")
+		}
+	}
+	return did, nil
+}

@@ -1,0 +1,208 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Files under kb/ (the common git dir's kb, shared by worktrees).
+const (
+	stateDir    = "hooks"
+	pendingFile = "pending"     // touched by every hook call: HEAD may have moved
+	runnerLock  = "runner.lock" // flock held by the one live runner
+	lastFile    = "last.json"   // how the last run ended
+	LogFile     = "hooks.log"   // the runner's log, kept under maxLog
+	maxLog      = 1 << 20
+)
+
+// Debounce is how quiet the hooks must be before the runner indexes: a
+// rebase fires a hook per commit, and indexing each intermediate HEAD
+// would be wasted work.
+var Debounce = 300 * time.Millisecond
+
+// maxDebounce bounds the wait under a continuous stream of hook calls.
+const maxDebounce = 10 * time.Second
+
+// Trigger records that a hook fired and says whether a runner must be
+// started (none holds the runner lock). It does no git work: a hook
+// returns to git within milliseconds.
+func Trigger(kbDir string) (spawn bool, err error) {
+	dir := filepath.Join(kbDir, stateDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	if err := touch(filepath.Join(dir, pendingFile)); err != nil {
+		return false, err
+	}
+	f, err := tryLock(filepath.Join(dir, runnerLock))
+	if err != nil || f == nil {
+		return false, err // a runner is alive and will see the pending mark
+	}
+	unlock(f)
+	return true, nil
+}
+
+func touch(path string) error {
+	now := time.Now()
+	if err := os.WriteFile(path, []byte(strconv.FormatInt(now.UnixNano(), 10)+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Chtimes(path, now, now)
+}
+
+// pendingSince is the time of the last hook call (zero if none).
+func pendingSince(dir string) time.Time {
+	b, err := os.ReadFile(filepath.Join(dir, pendingFile))
+	if err != nil {
+		return time.Time{}
+	}
+	ns, err := strconv.ParseInt(string(trimNL(b)), 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+func trimNL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// tryLock takes an exclusive flock without waiting; nil, nil if busy.
+func tryLock(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+func unlock(f *os.File) {
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
+}
+
+// Last is how the last background run ended.
+type Last struct {
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	Commit  string    `json:"commit,omitempty"`
+	OK      bool      `json:"ok"`
+	Error   string    `json:"error,omitempty"`
+	Seconds float64   `json:"seconds"`
+	Runs    int       `json:"runs"` // index runs this runner had made
+}
+
+// ReadLast reads the state of the last run (nil if there was none).
+func ReadLast(kbDir string) *Last {
+	b, err := os.ReadFile(filepath.Join(kbDir, stateDir, lastFile))
+	if err != nil {
+		return nil
+	}
+	var l Last
+	if json.Unmarshal(b, &l) != nil {
+		return nil
+	}
+	return &l
+}
+
+// Run is the background runner: unless another runner is alive, it waits
+// for the hooks to go quiet, indexes (index returns the commit it
+// indexed), and repeats while hook calls arrived meanwhile. Progress and
+// errors go to kb/hooks.log; the outcome to kb/hooks/last.json.
+func Run(ctx context.Context, kbDir string, index func(context.Context) (string, error)) error {
+	dir := filepath.Join(kbDir, stateDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	lock, err := tryLock(filepath.Join(dir, runnerLock))
+	if err != nil || lock == nil {
+		return err // another runner has it
+	}
+	logf := openLog(kbDir)
+	defer logf.Close()
+	logLine := func(format string, a ...any) {
+		fmt.Fprintf(logf, "%s pid %d: %s\n", time.Now().Format(time.RFC3339), os.Getpid(), fmt.Sprintf(format, a...))
+	}
+	var handled time.Time
+	runs := 0
+	for {
+		// Wait for quiet: no hook call for Debounce (bounded).
+		waitStart := time.Now()
+		for {
+			p := pendingSince(dir)
+			if d := time.Since(p); d >= Debounce || time.Since(waitStart) > maxDebounce {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				unlock(lock)
+				return ctx.Err()
+			case <-time.After(Debounce / 4):
+			}
+		}
+		p := pendingSince(dir)
+		if !p.After(handled) && runs > 0 {
+			// Nothing new. Release, then look once more: a hook that fired
+			// while we held the lock did not start a runner of its own.
+			unlock(lock)
+			if !pendingSince(dir).After(p) {
+				return nil
+			}
+			if lock, err = tryLock(filepath.Join(dir, runnerLock)); err != nil || lock == nil {
+				return err
+			}
+			continue
+		}
+		handled = p
+		runs++
+		last := Last{Started: time.Now(), Runs: runs}
+		commit, err := index(ctx)
+		last.Ended, last.Commit = time.Now(), commit
+		last.Seconds = last.Ended.Sub(last.Started).Seconds()
+		last.OK = err == nil
+		if err != nil {
+			last.Error = err.Error()
+			logLine("index failed after %.2fs: %v", last.Seconds, err)
+		} else {
+			logLine("indexed %s in %.2fs (run %d)", short(commit), last.Seconds, runs)
+		}
+		if b, err := json.MarshalIndent(last, "", "  "); err == nil {
+			os.WriteFile(filepath.Join(dir, lastFile+".tmp"), b, 0o644)
+			os.Rename(filepath.Join(dir, lastFile+".tmp"), filepath.Join(dir, lastFile))
+		}
+	}
+}
+
+func short(s string) string { return s[:min(12, len(s))] }
+
+// openLog opens kb/hooks.log for appending, first moving a log over
+// maxLog to hooks.log.1 (one generation kept): the log stays bounded
+// however long the hooks run.
+func openLog(kbDir string) *os.File {
+	p := filepath.Join(kbDir, LogFile)
+	if fi, err := os.Stat(p); err == nil && fi.Size() > maxLog {
+		os.Rename(p, p+".1")
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		f, _ = os.Open(os.DevNull)
+	}
+	return f
+}
