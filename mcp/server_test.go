@@ -8,7 +8,7 @@ func TestRepoPath(t *testing.T) {
 		"./docs//a.md":    "docs/a.md",
 		"docs/x/../a.md":  "docs/a.md",
 		"README.md":       "README.md",
-		"中文/文档.md":       "中文/文档.md",
+		"中文/文档.md":        "中文/文档.md",
 		`docs\windows.md`: "docs/windows.md",
 	}
 	for in, want := range ok {
