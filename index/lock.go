@@ -66,3 +66,17 @@ func lockFile(ctx context.Context, kbDir, name string, busy error, wait time.Dur
 		f.Close()
 	}, nil
 }
+
+// Running reports whether an indexer holds the lock right now.
+func Running(kbDir string) bool {
+	f, err := os.OpenFile(filepath.Join(kbDir, "index.lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false // never indexed here
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return err == syscall.EWOULDBLOCK
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

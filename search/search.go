@@ -93,16 +93,26 @@ type DenseInfo struct {
 
 // Response is the answer to a Request.
 type Response struct {
-	Query    string             `json:"query"`
-	Commit   string             `json:"commit"`
-	Mode     string             `json:"mode"`
-	Degraded string             `json:"degraded"`
-	TookMs   int64              `json:"took_ms"`
-	Results  []Result           `json:"results"`
-	Fusion   string             `json:"fusion,omitempty"`
-	Dense    *DenseInfo         `json:"dense,omitempty"`
-	Terms    []string           `json:"terms,omitempty"` // the analyzed query
-	Timings  map[string]float64 `json:"timings_ms,omitempty"`
+	Query    string     `json:"query"`
+	Commit   string     `json:"commit"`
+	Mode     string     `json:"mode"`
+	Degraded string     `json:"degraded"`
+	TookMs   int64      `json:"took_ms"`
+	Results  []Result   `json:"results"`
+	Fusion   string     `json:"fusion,omitempty"`
+	Dense    *DenseInfo `json:"dense,omitempty"`
+	// Stale is set when the commit asked for was being indexed at the
+	// time: the answer comes from the most recently indexed commit, which
+	// Commit names and every citation pins.
+	Stale   *Stale             `json:"stale,omitempty"`
+	Terms   []string           `json:"terms,omitempty"` // the analyzed query
+	Timings map[string]float64 `json:"timings_ms,omitempty"`
+}
+
+// Stale says which commit was asked for and why another one answered.
+type Stale struct {
+	Requested string `json:"requested"`
+	Reason    string `json:"reason"`
 }
 
 // Searcher searches one database.

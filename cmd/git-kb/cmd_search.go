@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/git-kb/git-kb/gitx"
@@ -142,11 +144,16 @@ type openView struct {
 	searcher *search.Searcher
 	commit   store.SHA
 	view     *store.View
+	stale    *search.Stale // set when another commit's view stands in
 }
 
 func (v *openView) search(ctx context.Context, req search.Request) (*search.Response, error) {
 	req.Commit, req.View = v.commit, v.view
-	return v.searcher.Search(ctx, req)
+	resp, err := v.searcher.Search(ctx, req)
+	if resp != nil {
+		resp.Stale = v.stale
+	}
+	return resp, err
 }
 
 func (v *openView) close() { v.db.Close() }
@@ -170,9 +177,23 @@ func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex boo
 				db.Close()
 			}
 		}
+		newSearcher := func(db *store.DB) *search.Searcher {
+			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.dense, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
+		}
 		if err == nil {
-			s := &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.dense, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
-			return &openView{db: db, searcher: s, commit: commit, view: view}, nil
+			return &openView{db: db, searcher: newSearcher(db), commit: commit, view: view}, nil
+		}
+		// The commit is being indexed right now: answer from the last
+		// complete view instead of waiting, and say so.
+		if errors.Is(err, store.ErrNotFound) && attempt == 0 && index.Running(repo.KBDir()) {
+			if db, err := store.Open(ctx, index.DBDir(repo), ro); err == nil {
+				if ref, v := latestView(db); v != nil {
+					note("%s (%s) is being indexed; answering from %s, the last indexed commit", rev, commit.String()[:12], hex.EncodeToString(ref.Commit[:6]))
+					return &openView{db: db, searcher: newSearcher(db), commit: ref.Commit, view: v,
+						stale: &search.Stale{Requested: commit.String(), Reason: "being indexed by another git kb process; this is the last indexed commit"}}, nil
+				}
+				db.Close()
+			}
 		}
 		if !errors.Is(err, store.ErrNoIndex) && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
@@ -193,6 +214,21 @@ func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex boo
 			note("%v", err)
 		}
 	}
+}
+
+// latestView is the most recently indexed commit's view.
+func latestView(db *store.DB) (store.Ref, *store.View) {
+	refs, err := db.Refs()
+	if err != nil {
+		return store.Ref{}, nil
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Indexed.After(refs[j].Indexed) })
+	for _, r := range refs {
+		if v, err := db.View(index.PipelineVersion, r.Tree); err == nil {
+			return r, v
+		}
+	}
+	return store.Ref{}, nil
 }
 
 func printResults(e env, resp *search.Response) {
