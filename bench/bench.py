@@ -93,6 +93,7 @@ def bench_corpus(name, repo, kb, queries):
     out["cold_vs_mcp_p50"] = round(out["search_cold_p50_ms"] / out["mcp_warm_p50_ms"], 1)
 
     out.update(bench_blame(kb, repo, files, name))
+    out.update(bench_hooks(kb, repo))
 
     rss = subprocess.run(["/usr/bin/time", "-f", "%M", kb, "search", "--json", "-q", queries[0]], cwd=repo, env=ENV, capture_output=True, text=True)
     out["search_rss_mb"] = round(int(rss.stderr.strip().splitlines()[-1]) / 1024, 1)
@@ -131,6 +132,60 @@ def bench_blame(kb, repo, files, name):
     out["blame_first_s"] = round(secs, 2)  # includes indexing the base
     warm = [timed(args, repo)[0] for _ in range(3)]
     out["blame_s"] = round(statistics.median(warm), 2)
+    return out
+
+
+def wait_indexed(kb, repo, head, timeout=300):
+    t = time.perf_counter()
+    while time.perf_counter() - t < timeout:
+        p = sh([kb, "status", "--json"], repo, check=False)
+        if p.returncode == 0:
+            st = json.loads(p.stdout)
+            if st.get("head") == head and st.get("head_indexed"):
+                return time.perf_counter() - t
+        time.sleep(0.02)
+    sys.exit(f"HEAD {head} not indexed within {timeout}s")
+
+
+def bench_hooks(kb, repo):
+    """Foreground cost of each installed hook (what git waits for), and the
+    time from `git pull` of a one-file change to the new view being
+    searchable, in a clone with hooks installed."""
+    out = {}
+    work = tempfile.mkdtemp(prefix="gitkb-hooks-")
+    try:
+        bare, clone = os.path.join(work, "remote.git"), os.path.join(work, "clone")
+        sh(["git", "clone", "-q", "--bare", repo, bare], work)
+        sh(["git", "clone", "-q", bare, clone], work)
+        sh([kb, "index", "--quiet"], clone)
+        sh([kb, "hooks", "install"], clone)
+        head = sh(["git", "rev-parse", "HEAD"], clone).stdout.strip()
+        hookdir = sh(["git", "rev-parse", "--path-format=absolute", "--git-path", "hooks"], clone).stdout.strip()
+        args = {"post-checkout": ["0" * 40, head, "1"], "post-commit": [], "post-merge": ["0"], "post-rewrite": ["amend"]}
+        for name, a in args.items():
+            lat = []
+            for _ in range(10):
+                secs, _ = timed([os.path.join(hookdir, name)] + a, clone)
+                lat.append(secs * 1000)
+            out[f"hook_{name.replace('-', '_')}_ms"] = round(statistics.median(lat), 1)
+        wait_indexed(kb, clone, head)
+        # Upstream commits a one-file change; the clone pulls it.
+        up = os.path.join(work, "up")
+        sh(["git", "clone", "-q", bare, up], work)
+        target = next(f for f in sh(["git", "ls-files"], up).stdout.split("\n") if f.endswith((".md", ".go")))
+        with open(os.path.join(up, target), "a") as fh:
+            fh.write("\n<!-- pulled edit -->\n" if target.endswith(".md") else "\n// pulled edit\n")
+        sh(["git", "commit", "-qam", "upstream one-file edit"], up)
+        sh(["git", "push", "-q", "origin", "HEAD"], up)
+        t = time.perf_counter()
+        sh(["git", "pull", "-q", "--no-rebase", "--no-edit"], clone)
+        pulled = time.perf_counter() - t
+        new = sh(["git", "rev-parse", "HEAD"], clone).stdout.strip()
+        waited = wait_indexed(kb, clone, new)
+        out["pull_s"] = round(pulled, 2)
+        out["pull_to_searchable_s"] = round(pulled + waited, 2)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return out
 
 
