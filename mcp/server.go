@@ -23,6 +23,7 @@ import (
 
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/review"
 	"github.com/git-kb/git-kb/search"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -40,6 +41,9 @@ type Backend interface {
 	Status(ctx context.Context) (*index.Report, error)
 	// DenseOn says whether an embedder is configured.
 	DenseOn() bool
+	// BlameContext explains a change ("" = HEAD, "A..B", "A...B", a
+	// commit; staged: the index against HEAD).
+	BlameContext(ctx context.Context, change string, staged bool) (*review.Report, error)
 }
 
 // Repo is a served repository.
@@ -97,6 +101,18 @@ root with an optional rev and line range. Long files are cut at 2000 lines: ask 
 start_line. Only files tracked at that commit can be read.`,
 		Annotations: ro,
 	}, recovered(t.getDocument))
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name:  "blame_context",
+		Title: "Explain a change",
+		Description: `Explain a diff for code review: for each changed file, the commits that last touched the
+changed lines and those around them (author, date, subject, #123/ABC-123 references), the docs most
+relevant to the change (runbooks, ADRs), and where the symbols it touches are defined or used elsewhere,
+with citations pinned to the base commit. range: "A..B", "A...B" (from the merge base, as a pull request),
+a single commit (against its first parent; default HEAD), or staged=true for the index against HEAD.
+max_bytes trims the least relevant items first.`,
+		Annotations: ro,
+	}, recovered(t.blameContext))
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        "list_collections",
@@ -350,6 +366,38 @@ func repoPath(p string) (string, error) {
 }
 
 func short(commit string) string { return commit[:min(12, len(commit))] }
+
+// BlameIn are blame_context's arguments.
+type BlameIn struct {
+	Range    string `json:"range,omitempty" jsonschema:"A..B, A...B (from the merge base), or one commit (default HEAD)"`
+	Staged   bool   `json:"staged,omitempty" jsonschema:"explain the staged changes against HEAD instead of a range"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"trim the least relevant items until the JSON result fits (default 60000)"`
+	Repo     string `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
+}
+
+func (t *tools) blameContext(ctx context.Context, _ *sdk.CallToolRequest, in BlameIn) (*sdk.CallToolResult, *review.Report, error) {
+	r, err := t.repo(in.Repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.Staged && in.Range != "" {
+		return nil, nil, errors.New("staged compares the index with HEAD: give no range with it")
+	}
+	if in.MaxBytes < 0 {
+		return nil, nil, fmt.Errorf("max_bytes %d: cannot be negative", in.MaxBytes)
+	}
+	if in.MaxBytes == 0 {
+		in.MaxBytes = 60000
+	}
+	rep, err := r.Backend.BlameContext(ctx, in.Range, in.Staged)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := review.Fit(rep, in.MaxBytes, review.JSON); err != nil {
+		return nil, nil, err
+	}
+	return nil, rep, nil
+}
 
 // CollectionsIn has no arguments.
 type CollectionsIn struct{}

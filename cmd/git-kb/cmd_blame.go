@@ -66,34 +66,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			o, err := changeOf(c.Context, repo, c.Args().First(), c.Bool("staged"))
-			if err != nil {
-				return err
-			}
-			o.Context = c.Int("context")
 			kb, err := openKB(c.Context, e, repo)
 			if err != nil {
 				return err
 			}
-			// Docs and code come from the base's view; a root commit has
-			// no base, so its own view stands in.
-			searchRev := o.Base
-			if searchRev == gitx.EmptyTree {
-				searchRev = o.Head
-			}
-			view, err := kb.open(c.Context, e, searchRev, c.Bool("quiet"), false)
-			if err != nil {
-				return err
-			}
-			defer view.close()
-			o.Search = func(ctx context.Context, q string, k int, scope func(string) bool) ([]search.Result, error) {
-				resp, err := view.search(ctx, search.Request{Query: q, K: k, Mode: search.ModeLexical, Scope: scope})
-				if err != nil {
-					return nil, err
-				}
-				return resp.Results, nil
-			}
-			rep, err := review.Explain(c.Context, o)
+			rep, err := kb.explain(c.Context, e, c.Args().First(), c.Bool("staged"), c.Int("context"), c.Bool("quiet"))
 			if err != nil {
 				return err
 			}
@@ -116,6 +93,34 @@ Examples:
 			return err
 		},
 	}
+}
+
+// explain builds the blame-context report of a change (see changeOf).
+func (k *kbRepo) explain(ctx context.Context, e env, change string, staged bool, contextLines int, quiet bool) (*review.Report, error) {
+	o, err := changeOf(ctx, k.repo, change, staged)
+	if err != nil {
+		return nil, err
+	}
+	o.Context = contextLines
+	// Docs and code come from the base's view; a root commit has no base,
+	// so its own view stands in.
+	searchRev := o.Base
+	if searchRev == gitx.EmptyTree {
+		searchRev = o.Head
+	}
+	view, err := k.open(ctx, e, searchRev, quiet, false)
+	if err != nil {
+		return nil, err
+	}
+	defer view.close()
+	o.Search = func(ctx context.Context, q string, n int, scope func(string) bool) ([]search.Result, error) {
+		resp, err := view.search(ctx, search.Request{Query: q, K: n, Mode: search.ModeLexical, Scope: scope})
+		if err != nil {
+			return nil, err
+		}
+		return resp.Results, nil
+	}
+	return review.Explain(ctx, o)
 }
 
 // changeOf turns the command's argument into base and head commits.

@@ -18,6 +18,7 @@ import (
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/mcp"
+	"github.com/git-kb/git-kb/review"
 	"github.com/git-kb/git-kb/search"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -115,7 +116,7 @@ func TestMCPServer(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if strings.Join(names, ",") != "get_document,hybrid_search,index_status,keyword_search,list_collections" {
+	if strings.Join(names, ",") != "blame_context,get_document,hybrid_search,index_status,keyword_search,list_collections" {
 		t.Fatalf("tools: %v", names)
 	}
 
@@ -216,6 +217,15 @@ func TestMCPServer(t *testing.T) {
 	}
 	if callTool(t, s, "keyword_search", map[string]any{"query": "熔断器", "rev": first}, &kr); len(kr.Results) != 0 || kr.Commit != first {
 		t.Errorf("rev=%s should not know the new doc: %+v", first, kr)
+	}
+
+	// blame_context explains the last commit: the postmortem was added.
+	var rep review.Report
+	if msg := callTool(t, s, "blame_context", map[string]any{}, &rep); msg != "" || len(rep.Files) != 2 || rep.Head != second || rep.Base != first {
+		t.Errorf("blame_context: %q %+v", msg, rep)
+	}
+	if msg := callTool(t, s, "blame_context", map[string]any{"range": "nope..HEAD"}, nil); !strings.Contains(msg, "nope") {
+		t.Errorf("blame_context of a bad range: %q", msg)
 	}
 
 	var cols mcp.Collections
