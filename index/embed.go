@@ -23,9 +23,10 @@ import (
 // (see EmbedText). Changing it starts a new embedding space.
 const EmbedInputVersion = 1
 
-// Graphs are opt-in (kb.ann.graphMin): no command loads them yet, a cold
-// CLI search is faster with the exact scan at every size measured, and a
-// build costs minutes at 100k vectors (README, ann benchmark).
+// Graphs are opt-in (kb.ann.graphMin): only the MCP server loads them (a
+// cold CLI search is no faster with one, since reading it from the index
+// costs what it saves), and a build costs a minute or more per 100k
+// vectors (README, ann benchmark).
 
 // ModelKey is the store key of an embedder's vectors.
 func ModelKey(e llm.Embedder) store.ModelKey {

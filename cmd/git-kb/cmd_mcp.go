@@ -188,7 +188,11 @@ func newMCPBackend(ctx context.Context, e env, repo *gitx.Repo) (*mcpBackend, er
 		return nil, err
 	}
 	if kb.dense != nil {
-		kb.dense.Cache = &search.VectorCache{Graphs: true}
+		// Decoded tables stay warm between calls, and graphs too when
+		// kb.ann.graphMin asked for them to be built. (A CLI search never
+		// loads graphs: reading one from the index on top of the table
+		// cost more than the scan it saves; see README.)
+		kb.dense.Cache = &search.VectorCache{Graphs: kb.cfg.GraphMin > 0}
 	}
 	// Notices (indexing, waiting for the indexer) go to stderr, which MCP
 	// clients log; never to stdout, which carries the protocol.

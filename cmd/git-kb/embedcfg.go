@@ -110,11 +110,5 @@ func denseFor(c *embedConfig, repo *gitx.Repo) (*search.Dense, error) {
 	if err != nil || emb == nil {
 		return nil, err
 	}
-	d := &search.Dense{Embedder: emb, Model: index.ModelKey(emb), QueryCacheDir: filepath.Join(repo.KBDir(), "cache", "query")}
-	if c.GraphMin > 0 {
-		// Whoever asked for graphs gets them searched, in the CLI too:
-		// from ~20k vectors a graph's load plus query beats the exact scan.
-		d.Cache = &search.VectorCache{Graphs: true}
-	}
-	return d, nil
+	return &search.Dense{Embedder: emb, Model: index.ModelKey(emb), QueryCacheDir: filepath.Join(repo.KBDir(), "cache", "query")}, nil
 }
