@@ -116,6 +116,8 @@ Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on firs
 			statusCommand(e),
 			blameContextCommand(e),
 			hooksCommand(e),
+			gcCommand(e),
+			doctorCommand(e),
 			mcpCommand(e),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() maps errors to exit codes

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-kb/git-kb/hooks"
+	"github.com/git-kb/git-kb/index"
+	"github.com/urfave/cli/v2"
+)
+
+func gcCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:  "gc",
+		Usage: "drop index data that no kept commit uses, and compact",
+		Description: `Keeps the views of HEAD, of every local branch head, of the N most recently
+indexed commits (--keep-recent, default kb.gc.keepRecent or 5) and, with
+--tags (or kb.gc.keepTags), of tagged commits. Everything else derived goes:
+views of other commits, files in none of the kept views, whole index
+segments none of whose chunks a kept view uses (postings, lengths, vector
+tables, graphs), data of older pipeline versions and of killed runs, and
+cached query vectors older than 30 days or of another model. Cached
+document embeddings stay (keyed by text, they make re-indexing cheap).
+Then the database is compacted and the space freed is reported.
+
+It waits for running index and embedding runs and holds them off while it
+works; searches wait for it. --dry-run only counts.`,
+		Flags: []cli.Flag{
+			jsonFlag, quietFlag,
+			&cli.IntFlag{Name: "keep-recent", Value: -1, Usage: "also keep the N most recently indexed commits (default kb.gc.keepRecent or 5)"},
+			&cli.BoolFlag{Name: "tags", Usage: "also keep the views of tagged commits (default kb.gc.keepTags)"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would be dropped, change nothing"},
+		},
+		Action: func(c *cli.Context) error {
+			repo, err := openRepo(e)
+			if err != nil {
+				return err
+			}
+			kv, err := repo.ConfigSection(c.Context, "kb")
+			if err != nil {
+				return err
+			}
+			o := index.GCOptions{KeepRecent: 5, KeepTags: c.Bool("tags"), DryRun: c.Bool("dry-run"), Wait: lockWait}
+			if v, ok := kv["kb.gc.keeprecent"]; ok {
+				if o.KeepRecent, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || o.KeepRecent < 0 {
+					return fmt.Errorf("git config kb.gc.keepRecent = %q: want a whole number ≥ 0", v)
+				}
+			}
+			if c.Int("keep-recent") >= 0 {
+				o.KeepRecent = c.Int("keep-recent")
+			}
+			if v := strings.ToLower(strings.TrimSpace(kv["kb.gc.keeptags"])); v == "true" || v == "yes" || v == "1" || v == "on" {
+				o.KeepTags = true
+			}
+			cfg, err := readEmbedConfig(c.Context, e, repo)
+			if err != nil {
+				return err
+			}
+			if emb, err := cfg.embedder(false); err == nil && emb != nil {
+				mk := index.ModelKey(emb)
+				o.QueryModel = hex.EncodeToString(mk[:])
+			}
+			note := notifier(e, c.Bool("quiet"))
+			o.OnWait = func(what string) { note("waiting for %s...", what) }
+			t0 := time.Now()
+			rep, err := index.GC(c.Context, repo, o)
+			if err != nil {
+				return friendly(err)
+			}
+			if c.Bool("json") {
+				return writeJSON(e.Stdout, rep)
+			}
+			verb := "dropped"
+			if rep.DryRun {
+				verb = "would drop"
+			}
+			fmt.Fprintf(e.Stdout, "kept %d indexed commits; %s %d (%d views, %d files, %d segments, %d keys)\n",
+				rep.RefsKept, verb, rep.RefsDropped, rep.ViewsDropped, rep.BlobsDropped, rep.SegmentsDropped, rep.KeysDeleted)
+			if rep.DeadChunks > 0 {
+				fmt.Fprintf(e.Stdout, "%d chunks in kept segments are used by no kept commit; their postings stay until the whole segment goes\n(to rebuild compactly: rm -rf %s && git kb index)\n", rep.DeadChunks, index.DBDir(repo))
+			}
+			if rep.QueryFilesDropped > 0 {
+				fmt.Fprintf(e.Stdout, "%s %d cached query vectors (%s)\n", verb, rep.QueryFilesDropped, humanBytes(rep.QueryBytesFreed))
+			}
+			if !rep.DryRun {
+				fmt.Fprintf(e.Stdout, "index: %s -> %s (freed %s) in %.1fs\n", humanBytes(rep.BytesBefore), humanBytes(rep.BytesAfter), humanBytes(max(0, rep.BytesBefore-rep.BytesAfter)), time.Since(t0).Seconds())
+			}
+			return nil
+		},
+	}
+}
+
+func doctorCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check the index against git and say what to do",
+		Description: `Checks the format and pipeline versions; that every indexed commit still
+exists in git with the tree its view was built from; that each view's chunk
+count adds up and the segments and file records it uses are all there;
+vector coverage for the configured embedder; and how the last background
+run of the hooks ended. Exits 1 if something is broken.`,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			repo, err := openRepo(e)
+			if err != nil {
+				return err
+			}
+			cfg, err := readEmbedConfig(c.Context, e, repo)
+			if err != nil {
+				return err
+			}
+			emb, err := cfg.embedder(false)
+			if err != nil {
+				return err
+			}
+			checks, err := index.Doctor(c.Context, repo, emb)
+			if err != nil {
+				return err
+			}
+			if cfg.Off != "" {
+				checks = append(checks, index.Check{Name: "dense", Status: "ok", Detail: "off: " + cfg.Off})
+			}
+			if dir, err := repo.HooksDir(c.Context); err == nil {
+				installed := 0
+				for _, h := range hooks.Status(dir) {
+					if h.Ours {
+						installed++
+					}
+				}
+				switch last := hooks.ReadLast(repo.KBDir()); {
+				case installed == 0:
+					checks = append(checks, index.Check{Name: "hooks", Status: "ok", Detail: "not installed: the index follows HEAD only when you search or index", Fix: "optional: git kb hooks install"})
+				case installed < len(hooks.Names):
+					checks = append(checks, index.Check{Name: "hooks", Status: "warn", Detail: fmt.Sprintf("%d of %d hooks installed", installed, len(hooks.Names)), Fix: "run: git kb hooks install"})
+				case last != nil && !last.OK:
+					checks = append(checks, index.Check{Name: "hooks", Status: "warn", Detail: "the last background run failed: " + last.Error, Fix: "see .git/kb/" + hooks.LogFile})
+				default:
+					checks = append(checks, index.Check{Name: "hooks", Status: "ok", Detail: "installed"})
+				}
+			}
+			broken := false
+			for _, ch := range checks {
+				broken = broken || ch.Status == "error"
+			}
+			if c.Bool("json") {
+				if err := writeJSON(e.Stdout, checks); err != nil {
+					return err
+				}
+			} else {
+				for _, ch := range checks {
+					fmt.Fprintf(e.Stdout, "%-5s %-20s %s\n", strings.ToUpper(ch.Status), ch.Name, ch.Detail)
+					if ch.Fix != "" && ch.Status != "ok" {
+						fmt.Fprintf(e.Stdout, "      %-20s -> %s\n", "", ch.Fix)
+					}
+				}
+			}
+			if broken {
+				return fmt.Errorf("the index has problems; see above")
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,136 @@
+package index
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/store"
+)
+
+// Check is one finding of Doctor.
+type Check struct {
+	Name   string `json:"check"`
+	Status string `json:"status"` // ok, warn, error
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"` // what to do about it
+}
+
+// Doctor checks the index against git: versions, that every indexed
+// commit still exists with the tree its view was built from, that each
+// view's chunks add up and its segments and blobs are all there, and
+// vector coverage for the configured embedder (emb may be nil).
+func Doctor(ctx context.Context, repo *gitx.Repo, emb llm.Embedder) ([]Check, error) {
+	var out []Check
+	add := func(name, status, detail, fix string) { out = append(out, Check{name, status, detail, fix}) }
+	if Running(repo.KBDir()) {
+		add("indexer", "ok", "an index run is in progress now; results below may change when it ends", "")
+	}
+	db, err := store.Open(ctx, DBDir(repo), store.Options{ReadOnly: true, Wait: 30 * time.Second})
+	if errors.Is(err, store.ErrNoIndex) {
+		add("index", "warn", "no index yet in "+DBDir(repo), "run: git kb index")
+		return out, nil
+	}
+	if err != nil {
+		add("index", "error", err.Error(), "if the format is from a newer git-kb, upgrade; else move "+DBDir(repo)+" away and run git kb index")
+		return out, nil
+	}
+	defer db.Close()
+	if db.Format.Pipeline != PipelineVersion {
+		add("format", "warn", fmt.Sprintf("index created by pipeline %d, this git-kb uses %d", db.Format.Pipeline, PipelineVersion), "run: git kb index (then git kb gc to drop the old pipeline's data)")
+	} else {
+		add("format", "ok", fmt.Sprintf("format %d, pipeline %d, %d MiB", db.Format.Format, db.Format.Pipeline, db.Size()>>20), "")
+	}
+
+	refs, err := db.Refs()
+	if err != nil {
+		return nil, err
+	}
+	segs, err := db.Segments()
+	if err != nil {
+		return nil, err
+	}
+	var shas []string
+	for _, r := range refs {
+		shas = append(shas, hex.EncodeToString(r.Commit[:]))
+	}
+	exists, err := repo.ExistingCommits(ctx, shas)
+	if err != nil {
+		return nil, err
+	}
+	okViews, gone := 0, 0
+	for _, r := range refs {
+		c := hex.EncodeToString(r.Commit[:])
+		name := "view " + c[:12]
+		if !exists[c] {
+			gone++
+			add(name, "warn", "indexed commit is no longer in the repository (history rewritten or pruned)", "run: git kb gc")
+			continue
+		}
+		if _, tree, err := repo.Resolve(ctx, c); err != nil || tree != r.Tree {
+			add(name, "error", fmt.Sprintf("git says tree %s, the index says %s", tree, hex.EncodeToString(r.Tree[:])), "run: git kb gc, then git kb index --rev "+c[:12])
+			continue
+		}
+		v, err := db.View(PipelineVersion, r.Tree)
+		if err != nil {
+			add(name, "error", "the commit is recorded but its view is missing", "run: git kb index --rev "+c[:12])
+			continue
+		}
+		if problem := checkView(db, v, segs); problem != "" {
+			add(name, "error", problem, "move "+DBDir(repo)+" away and run git kb index (and please report it)")
+			continue
+		}
+		okViews++
+		if emb != nil {
+			n, err := Coverage(db, ModelKey(emb), v)
+			if err == nil && n < int(v.Chunks) {
+				add(name, "warn", fmt.Sprintf("%s: vectors for %d of %d chunks", emb.ID(), n, v.Chunks), "run: git kb index --rev "+c[:12]+" --embed sync")
+			}
+		}
+	}
+	if len(refs) == 0 {
+		add("views", "warn", "the index holds no commit", "run: git kb index")
+	} else {
+		add("views", "ok", fmt.Sprintf("%d of %d indexed commits are consistent with git (%d gone from git)", okViews, len(refs), gone), "")
+	}
+	return out, nil
+}
+
+// checkView verifies that a view's chunk count adds up and that the
+// segments and blob records it points at exist and agree.
+func checkView(db *store.DB, v *store.View, segs map[uint32]store.Segment) string {
+	var total uint32
+	var blobs []store.SHA
+	for _, e := range v.ChunkEntries(nil) {
+		total += e.N
+		blobs = append(blobs, e.Blob)
+		sg, ok := segs[e.Seg]
+		if !ok {
+			return fmt.Sprintf("%s: segment %d is not committed", e.Path, e.Seg)
+		}
+		if e.First < sg.First || e.First+e.N > sg.First+sg.N {
+			return fmt.Sprintf("%s: chunks %d+%d outside segment %d", e.Path, e.First, e.N, e.Seg)
+		}
+	}
+	if total != v.Chunks {
+		return fmt.Sprintf("its files hold %d chunks, its total says %d", total, v.Chunks)
+	}
+	hs, err := db.BlobHeaders(PipelineVersion, blobs, segs)
+	if err != nil {
+		return err.Error()
+	}
+	for _, e := range v.ChunkEntries(nil) {
+		h, ok := hs[e.Blob]
+		if !ok {
+			return fmt.Sprintf("%s: blob %x has no record", e.Path, e.Blob[:6])
+		}
+		if h.Seg != e.Seg || h.First != e.First || h.N != e.N {
+			return fmt.Sprintf("%s: blob record says segment %d chunks %d+%d, the view %d %d+%d", e.Path, h.Seg, h.First, h.N, e.Seg, e.First, e.N)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,152 @@
+package index
+
+import (
+	"context"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/store"
+)
+
+// GCOptions say what a collection keeps. The views of branch heads and of
+// HEAD are always kept.
+type GCOptions struct {
+	KeepRecent int  // also keep the N most recently indexed commits (still in git)
+	KeepTags   bool // also keep the views of tagged commits
+	// QueryCacheAge drops cached query vectors older than this (0: 30 days);
+	// QueryModel, if set, is the model in use: other models' are dropped.
+	QueryCacheAge time.Duration
+	QueryModel    string
+	DryRun        bool
+	Wait          time.Duration
+	OnWait        func(what string)
+}
+
+// GCReport is what gc did.
+type GCReport struct {
+	store.GCStats
+	Kept              []string `json:"kept"` // commits whose views stay
+	QueryFilesDropped int      `json:"query_cache_files_dropped"`
+	QueryBytesFreed   int64    `json:"query_cache_bytes_freed"`
+	DryRun            bool     `json:"dry_run,omitempty"`
+}
+
+// GC drops derived data that no retained view uses, and compacts the
+// database. It holds the indexer and embedder locks for its duration.
+func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
+	kbDir := repo.KBDir()
+	wait := func(what string) func() {
+		return func() {
+			if o.OnWait != nil {
+				o.OnWait(what)
+			}
+		}
+	}
+	release, err := lockIndex(ctx, kbDir, o.Wait, wait("a git kb index run to finish"))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	releaseEmbed, err := lockFile(ctx, kbDir, "embed.lock", ErrEmbedBusy, o.Wait, wait("an embedding run to finish"))
+	if err != nil {
+		return nil, err
+	}
+	defer releaseEmbed()
+
+	keep := map[string]bool{}
+	prefixes := []string{"refs/heads"}
+	if o.KeepTags {
+		prefixes = append(prefixes, "refs/tags")
+	}
+	tips, err := repo.RefTips(ctx, prefixes...)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tips {
+		keep[t] = true
+	}
+	if head, _, err := repo.Resolve(ctx, "HEAD"); err == nil {
+		keep[head.String()] = true
+	}
+
+	rep := &GCReport{DryRun: o.DryRun, Kept: []string{}}
+	db, err := store.Open(ctx, DBDir(repo), store.Options{Wait: o.Wait, OnWait: wait("searches to release the index"), Pipeline: PipelineVersion})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	refs, err := db.Refs()
+	if err != nil {
+		return nil, err
+	}
+	var shas []string
+	for _, r := range refs {
+		shas = append(shas, hex.EncodeToString(r.Commit[:]))
+	}
+	exists, err := repo.ExistingCommits(ctx, shas)
+	if err != nil {
+		return nil, err
+	}
+	// The N most recently indexed commits that git still has.
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Indexed.After(refs[j].Indexed) })
+	recent := 0
+	for _, r := range refs {
+		c := hex.EncodeToString(r.Commit[:])
+		if exists[c] && recent < o.KeepRecent {
+			keep[c] = true
+			recent++
+		}
+	}
+	st, err := db.GC(PipelineVersion, func(r store.Ref) bool {
+		c := hex.EncodeToString(r.Commit[:])
+		if keep[c] && exists[c] {
+			rep.Kept = append(rep.Kept, c)
+			return true
+		}
+		return false
+	}, o.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	rep.GCStats = *st
+	rep.QueryFilesDropped, rep.QueryBytesFreed = pruneQueryCache(filepath.Join(kbDir, "cache", "query"), o.QueryModel, o.QueryCacheAge, o.DryRun)
+	return rep, nil
+}
+
+// pruneQueryCache removes cached query vectors older than age, and all of
+// models other than model (if set).
+func pruneQueryCache(dir, model string, age time.Duration, dryRun bool) (files int, bytes int64) {
+	if age <= 0 {
+		age = 30 * 24 * time.Hour
+	}
+	models, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0
+	}
+	cutoff := time.Now().Add(-age)
+	for _, m := range models {
+		mdir := filepath.Join(dir, m.Name())
+		entries, _ := os.ReadDir(mdir)
+		for _, e := range entries {
+			fi, err := e.Info()
+			if err != nil {
+				continue
+			}
+			if (model != "" && m.Name() != model) || fi.ModTime().Before(cutoff) {
+				files++
+				bytes += fi.Size()
+				if !dryRun {
+					os.Remove(filepath.Join(mdir, e.Name()))
+				}
+			}
+		}
+		if !dryRun {
+			os.Remove(mdir) // only if now empty
+		}
+	}
+	return files, bytes
+}

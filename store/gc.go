@@ -1,0 +1,185 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// GCStats is what a collection found (and, unless it was a dry run, freed).
+type GCStats struct {
+	RefsKept        int `json:"refs_kept"`
+	RefsDropped     int `json:"refs_dropped"`
+	ViewsDropped    int `json:"views_dropped"`
+	BlobsDropped    int `json:"blobs_dropped"`
+	SegmentsDropped int `json:"segments_dropped"`
+	// DeadChunks are chunks of kept segments that no kept view uses: their
+	// postings stay until their whole segment goes (or a rebuild).
+	DeadChunks  int   `json:"dead_chunks_in_kept_segments"`
+	KeysDeleted int   `json:"keys_deleted"`
+	BytesBefore int64 `json:"bytes_before"`
+	BytesAfter  int64 `json:"bytes_after"`
+}
+
+// GC deletes the refs that keep rejects and every piece of derived data
+// that no remaining view reaches: views of other trees, blobs in none of
+// the kept views, and whole segments (postings, lengths, vector tables,
+// graphs) none of whose chunks a kept view uses, including the leftovers
+// of killed runs and everything of other pipeline versions. Cached
+// embeddings stay: they are keyed by text, not by blob, and cheap to keep.
+//
+// The caller must hold the indexer and embedder locks: GC assumes no
+// segment is being written. With dryRun it only counts.
+func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
+	st := &GCStats{BytesBefore: d.Size()}
+	refs, err := d.Refs()
+	if err != nil {
+		return nil, err
+	}
+	liveTrees := map[SHA]bool{}
+	var del [][]byte
+	for _, r := range refs {
+		if keep(r) {
+			st.RefsKept++
+			liveTrees[r.Tree] = true
+		} else {
+			st.RefsDropped++
+			del = append(del, refKey(r.Commit))
+		}
+	}
+	liveBlobs := map[SHA]bool{}
+	liveSegs := map[uint32]bool{}
+	liveChunks := map[uint32]uint32{} // per segment, chunks a kept view uses
+	for tree := range liveTrees {
+		v, err := d.View(pv, tree)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range v.Entries {
+			liveBlobs[e.Blob] = true
+			if e.N > 0 {
+				liveSegs[e.Seg] = true
+			}
+		}
+	}
+	seenBlob := map[SHA]bool{}
+	for tree := range liveTrees {
+		if v, err := d.View(pv, tree); err == nil {
+			for _, e := range v.ChunkEntries(nil) {
+				if !seenBlob[e.Blob] {
+					seenBlob[e.Blob] = true
+					liveChunks[e.Seg] += e.N
+				}
+			}
+		}
+	}
+	if segs, err := d.Segments(); err == nil {
+		for id, sg := range segs {
+			if liveSegs[id] {
+				st.DeadChunks += int(sg.N - min(sg.N, liveChunks[id]))
+			}
+		}
+	}
+	droppedSegs := map[uint32]bool{}
+	segOf := func(k []byte, off int) (uint32, bool) {
+		if len(k) < off+4 {
+			return 0, false
+		}
+		return binary.BigEndian.Uint32(k[off:]), true
+	}
+	err = d.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().KeyCopy(nil)
+			drop := false
+			switch {
+			case len(k) >= 2 && k[0] == 's' && k[1] == '/':
+				if seg, ok := segOf(k, 2); ok && !liveSegs[seg] {
+					drop = true
+					droppedSegs[seg] = true
+				}
+			case len(k) >= 2 && k[1] != '/' && (k[0] == 'v' || k[0] == 'b' || k[0] == 'c' || k[0] == 'p' || k[0] == 'l'):
+				if k[1] != pv {
+					drop = true // another pipeline's data: never read again
+					break
+				}
+				switch k[0] {
+				case 'v':
+					var tree SHA
+					copy(tree[:], k[2:])
+					if !liveTrees[tree] {
+						drop = true
+						st.ViewsDropped++
+					}
+				case 'b', 'c':
+					var blob SHA
+					copy(blob[:], k[2:])
+					if !liveBlobs[blob] {
+						drop = true
+						if k[0] == 'b' {
+							st.BlobsDropped++
+						}
+					}
+				case 'p':
+					seg, ok := segOf(k, len(k)-4)
+					drop = ok && !liveSegs[seg]
+				case 'l':
+					seg, ok := segOf(k, 2)
+					drop = ok && !liveSegs[seg]
+				}
+			case k[0] == 'x' || k[0] == 'y' || k[0] == 'g' || k[0] == 'h':
+				seg, ok := segOf(k, 1+len(ModelKey{}))
+				drop = ok && !liveSegs[seg]
+			}
+			if drop {
+				del = append(del, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.SegmentsDropped = len(droppedSegs)
+	st.KeysDeleted = len(del)
+	if dryRun {
+		st.BytesAfter = st.BytesBefore
+		return st, nil
+	}
+	wb := d.db.NewWriteBatch()
+	defer wb.Cancel()
+	for _, k := range del {
+		if err := wb.Delete(k); err != nil {
+			return nil, err
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		return nil, err
+	}
+	if err := d.Compact(); err != nil {
+		return nil, err
+	}
+	st.BytesAfter = d.Size()
+	return st, nil
+}
+
+// Compact rewrites the LSM tree into its last level and reclaims value-log
+// files that are mostly garbage, so deleted data leaves the disk.
+func (d *DB) Compact() error {
+	if err := d.db.Flatten(2); err != nil {
+		return err
+	}
+	for {
+		if err := d.db.RunValueLogGC(0.5); err != nil {
+			if errors.Is(err, badger.ErrNoRewrite) || errors.Is(err, badger.ErrRejected) {
+				return nil
+			}
+			return err
+		}
+	}
+}
