@@ -1,0 +1,112 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func TestRunCoalescesABurst(t *testing.T) {
+	kb := t.TempDir()
+	spawned := 0
+	for range 50 {
+		spawn, err := Trigger(kb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spawn {
+			spawned++
+		}
+	}
+	var runs atomic.Int32
+	index := func(context.Context) (string, error) {
+		runs.Add(1)
+		return "0123456789abcdef0123456789abcdef01234567", nil
+	}
+	if err := Run(context.Background(), kb, index); err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != 1 || spawned != 50 {
+		t.Errorf("50 hook calls: %d index runs (want 1); %d asked for a runner", runs.Load(), spawned)
+	}
+	last := ReadLast(kb)
+	if last == nil || !last.OK || last.Runs != 1 || !strings.HasPrefix(last.Commit, "0123") {
+		t.Errorf("last: %+v", last)
+	}
+}
+
+func TestRunnerIsAlone(t *testing.T) {
+	kb := t.TempDir()
+	Trigger(kb)
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var runs atomic.Int32
+	slow := func(context.Context) (string, error) {
+		if runs.Add(1) == 1 {
+			close(started)
+			<-release
+		}
+		return "", errors.New("boom")
+	}
+	done := make(chan error)
+	go func() { done <- Run(context.Background(), kb, slow) }()
+	<-started
+	// While a runner works, hooks do not start another, and a second
+	// runner exits at once.
+	if spawn, _ := Trigger(kb); spawn {
+		t.Error("a hook wanted a second runner")
+	}
+	if err := Run(context.Background(), kb, slow); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// The trigger during the run caused exactly one more run.
+	if runs.Load() != 2 {
+		t.Errorf("%d runs, want 2", runs.Load())
+	}
+	if last := ReadLast(kb); last == nil || last.OK || last.Error != "boom" {
+		t.Errorf("failure not recorded: %+v", last)
+	}
+	logb, _ := os.ReadFile(filepath.Join(kb, LogFile))
+	if !strings.Contains(string(logb), "index failed") {
+		t.Errorf("log: %s", logb)
+	}
+}
+
+func TestInstallChainUninstall(t *testing.T) {
+	dir := t.TempDir()
+	mine := []byte("#!/bin/sh\nexit 0\n")
+	os.WriteFile(filepath.Join(dir, "post-merge"), mine, 0o700)
+	if _, err := Install(dir, "/usr/bin/git-kb"); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range Status(dir) {
+		if !h.Ours || h.Chained != (h.Name == "post-merge") {
+			t.Errorf("%+v", h)
+		}
+	}
+	// A new binary path rewrites our hooks and keeps the chain.
+	did, err := Install(dir, "/opt/git kb/git-kb")
+	if err != nil || !strings.Contains(strings.Join(did, "\n"), "updated") {
+		t.Errorf("reinstall with another path: %v %v", did, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "post-commit"))
+	if !strings.Contains(string(b), `kb='/opt/git kb/git-kb'`) {
+		t.Errorf("path not quoted for the shell:\n%s", b)
+	}
+	if _, err := Uninstall(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "post-merge"))
+	entries, _ := os.ReadDir(dir)
+	if string(got) != string(mine) || len(entries) != 1 {
+		t.Errorf("after uninstall: %q, %d files", got, len(entries))
+	}
+}
