@@ -44,3 +44,20 @@ func (r *Repo) ExistingCommits(ctx context.Context, shas []string) (map[string]b
 	}
 	return have, nil
 }
+
+// ChangedSince lists the paths that commits reachable from rev changed
+// since date (anything git log --since understands: 2026-01-01, "2 weeks
+// ago").
+func (r *Repo) ChangedSince(ctx context.Context, rev, date string) (map[string]bool, error) {
+	out, err := r.git(ctx, nil, "-c", "core.quotePath=false", "log", "--since="+date, "--name-only", "-z", "--format=", rev, "--")
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p = strings.TrimSpace(p); p != "" {
+			paths[p] = true
+		}
+	}
+	return paths, nil
+}

@@ -161,7 +161,7 @@ func (t *tools) repo(name string) (*Repo, error) {
 
 // SearchIn are hybrid_search's arguments.
 type SearchIn struct {
-	Query    string  `json:"query" jsonschema:"what to find: a question or keywords, in Chinese or English, identifiers as written in code"`
+	Query    string  `json:"query" jsonschema:"what to find: a question or keywords, in Chinese or English, identifiers as written in code. Operators: \"exact phrase\", -exclude, path:GLOB, lang:go, tag:x, owner:x, @path/to/file, @@Symbol"`
 	TopK     int     `json:"top_k,omitempty" jsonschema:"number of results, 1 to 50 (default 10)"`
 	MinScore float64 `json:"min_score,omitempty" jsonschema:"drop results scoring below this; scores are relative to the mode (BM25 for lexical, fused rank scores for hybrid), so prefer top_k"`
 	Path     string  `json:"path,omitempty" jsonschema:"only files matching these comma-separated patterns: a directory (docs/), a file, or a glob (*.go, docs/**/*.md)"`
@@ -172,7 +172,7 @@ type SearchIn struct {
 
 // KeywordIn are keyword_search's arguments.
 type KeywordIn struct {
-	Query string `json:"query" jsonschema:"keywords: identifiers, config keys, error messages, Chinese terms"`
+	Query string `json:"query" jsonschema:"keywords: identifiers, config keys, error messages, Chinese terms; operators as in hybrid_search"`
 	TopK  int    `json:"top_k,omitempty" jsonschema:"number of results, 1 to 50 (default 10)"`
 	Path  string `json:"path,omitempty" jsonschema:"only files matching these comma-separated patterns: a directory (docs/), a file, or a glob (*.go, docs/**/*.md)"`
 	Rev   string `json:"rev,omitempty" jsonschema:"commit, branch or tag to search (default HEAD)"`
@@ -229,6 +229,11 @@ func (t *tools) search(ctx context.Context, r *Repo, query string, k int, scope,
 		return nil, fmt.Errorf("top_k %d: want 1 to %d", k, maxTopK)
 	}
 	req := search.Request{Query: query, K: k, Mode: mode}
+	parsed, err := search.ParseQuery(query)
+	if err != nil {
+		return nil, err
+	}
+	req.Parsed = parsed
 	if strings.TrimSpace(scope) != "" {
 		match, err := search.PathScope(scope)
 		if err != nil {

@@ -53,6 +53,9 @@ type Request struct {
 	// Scope, if set, keeps only files whose path it accepts (PathScope).
 	// BM25 statistics stay those of the whole view.
 	Scope func(path string) bool
+	// Parsed, if set, is Query in the query language (ParseQuery): its
+	// free text is ranked and its operators filter.
+	Parsed *Query
 }
 
 // Retrieval modes.
@@ -129,6 +132,30 @@ type Searcher struct {
 	// metadata again for each was most of its time).
 	metaMu sync.Mutex
 	metas  map[store.SHA]*store.BlobMeta
+	lines  map[store.SHA][]string
+}
+
+// blobLines returns a blob's decoded lines, read once per Searcher.
+func (s *Searcher) blobLines(blob store.SHA) ([]string, error) {
+	s.metaMu.Lock()
+	ls, ok := s.lines[blob]
+	s.metaMu.Unlock()
+	if ok {
+		return ls, nil
+	}
+	data, err := s.ReadBlob(blob)
+	if err != nil {
+		return nil, err
+	}
+	text, _, _ := chunk.Decode(data)
+	ls = strings.Split(text, "\n")
+	s.metaMu.Lock()
+	if s.lines == nil {
+		s.lines = map[store.SHA][]string{}
+	}
+	s.lines[blob] = ls
+	s.metaMu.Unlock()
+	return ls, nil
 }
 
 // blobMeta returns a blob's metadata, decoded once per Searcher.
@@ -186,7 +213,16 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	t0 := time.Now()
 	qtf := map[string]int{}
 	var order []string
-	for _, t := range segment.Tiny().Terms(req.Query) {
+	text := req.Query
+	if req.Parsed != nil {
+		text = req.Parsed.Text
+	}
+	scope, err := queryScope(req)
+	if err != nil {
+		return nil, err
+	}
+	req.Scope = scope
+	for _, t := range segment.Tiny().Terms(text) {
 		if qtf[t] == 0 {
 			order = append(order, t)
 		}
@@ -315,6 +351,13 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 			return nil, err
 		}
 	}
+	if req.Parsed != nil {
+		t0 = time.Now()
+		if hits, err = s.refine(req, hits); err != nil {
+			return nil, err
+		}
+		lap("query operators", t0)
+	}
 
 	t0 = time.Now()
 	if err := s.render(ctx, req, resp, hits, order); err != nil {
@@ -427,7 +470,6 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits
 			break
 		}
 	}
-	texts := map[store.SHA][]string{}
 	commit := hex.EncodeToString(req.Commit[:])
 	for i, h := range picked {
 		if err := ctx.Err(); err != nil {
@@ -443,15 +485,11 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits
 			return fmt.Errorf("chunk %d of %s missing from its metadata", idx, e.Path)
 		}
 		cm := m.Chunks[idx]
-		lines, ok := texts[e.Blob]
-		if !ok && s.ReadBlob != nil {
-			data, err := s.ReadBlob(e.Blob)
-			if err != nil {
+		var lines []string
+		if s.ReadBlob != nil {
+			if lines, err = s.blobLines(e.Blob); err != nil {
 				return err
 			}
-			text, _, _ := chunk.Decode(data)
-			lines = strings.Split(text, "\n")
-			texts[e.Blob] = lines
 		}
 		snip, hl := snippet(lines, cm.Start, cm.End, terms)
 		blob := hex.EncodeToString(e.Blob[:])

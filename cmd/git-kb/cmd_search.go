@@ -43,9 +43,22 @@ feature-hashing embedder: it needs no model, but it is lexical (words and
 character pairs), not semantic. If the endpoint fails, or the commit has
 no vectors yet, search answers lexically and says so ("degraded" in --json).
 
+Query language (--literal turns it off):
+  "exact phrase"      chunks containing the words in this order
+  -word  -"a phrase"  leave out chunks containing it
+  path:docs/**/*.md   only files matching the glob (dir/, *.go, a/**/b)
+  lang:go             only files of that language (markdown, go, python, ...)
+  tag:release         only docs whose front-matter tags include it
+  owner:sre-team      only docs whose front-matter owner is it
+  @docs/runbook.md    only that file (or directory)
+  @@RetryCount        the chunk that declares the symbol first
+A malformed query is refused with a caret under the bad part.
+
 Examples:
   git kb search "发布失败后如何回滚"
   git kb search -n 5 "retry_count 配置"
+  git kb search '"连接池打满" -测试 path:docs/'
+  git kb search --since "1 month ago" "值班 交接"
   git kb search --rev v7.5.0 --json "慢查询日志"
   git kb search --mode dense "怎样让服务不中断地升级"`,
 		Flags: []cli.Flag{
@@ -55,6 +68,8 @@ Examples:
 			&cli.BoolFlag{Name: "no-index", Usage: "fail instead of indexing a commit that is not indexed yet"},
 			&cli.StringFlag{Name: "mode", Usage: "lexical, dense or hybrid (default: hybrid with an embedder configured, else lexical)"},
 			&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf"},
+			&cli.StringFlag{Name: "since", Usage: "only files changed since `DATE` (2026-01-01, \"2 weeks ago\": as git log --since)"},
+			&cli.BoolFlag{Name: "literal", Usage: "take the query as plain words: no operators, quotes or -exclusions"},
 		},
 		Action: func(c *cli.Context) error {
 			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
@@ -79,6 +94,22 @@ Examples:
 			}
 			quiet := c.Bool("quiet")
 			req := search.Request{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion}
+			if !c.Bool("literal") {
+				if req.Parsed, err = search.ParseQuery(query); err != nil {
+					return usageError{err.Error()}
+				}
+			}
+			if since := c.String("since"); since != "" {
+				rev := c.String("rev")
+				if rev == "" {
+					rev = "HEAD"
+				}
+				changed, err := repo.ChangedSince(c.Context, rev, since)
+				if err != nil {
+					return fmt.Errorf("--since %s: %w", since, err)
+				}
+				req.Scope = func(p string) bool { return changed[p] }
+			}
 			kb, err := openKB(c.Context, e, repo)
 			if err != nil {
 				return err

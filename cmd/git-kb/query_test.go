@@ -1,0 +1,70 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx/gittest"
+)
+
+func TestQueryLanguage(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range docs {
+		files[k] = v
+	}
+	files["docs/runbook/db.md"] = "---\ntitle: 数据库手册\nowner: dba-team\ntags: [database]\n---\n\n# 数据库手册\n\n连接池打满时先回滚最近的配置变更。\n"
+	files["notes/test.md"] = "# 测试记录\n\n回滚测试：在测试环境演练回滚。\n"
+	dir := gittest.New(t, files)
+
+	ps := func(args ...string) string { return strings.Join(paths(searchJSON(t, dir, args...)), ",") }
+	if got := ps("回滚"); !strings.Contains(got, "notes/test.md") || !strings.Contains(got, "docs/runbook/rollback.md") {
+		t.Fatalf("plain: %s", got)
+	}
+	if got := ps("回滚 -测试"); strings.Contains(got, "notes/test.md") || !strings.Contains(got, "rollback.md") {
+		t.Errorf("exclusion: %s", got)
+	}
+	if got := ps(`"回滚到上一个稳定版本"`); got != "docs/runbook/rollback.md" {
+		t.Errorf("phrase: %s", got)
+	}
+	if got := ps(`"版本 稳定"`); got != "" {
+		t.Errorf("a phrase's words must be in order: %s", got)
+	}
+	if got := ps("回滚 path:docs/runbook/"); strings.Contains(got, "notes/") || got == "" {
+		t.Errorf("path: %s", got)
+	}
+	if got := ps("retry lang:go"); got != "internal/retry/retry.go" {
+		t.Errorf("lang: %s", got)
+	}
+	if got := ps("回滚 tag:rollback"); got != "docs/runbook/rollback.md" {
+		t.Errorf("tag: %s", got)
+	}
+	if got := ps("回滚 owner:dba-team"); got != "docs/runbook/db.md" {
+		t.Errorf("owner: %s", got)
+	}
+	if got := ps("回滚 @notes/test.md"); got != "notes/test.md" {
+		t.Errorf("@file: %s", got)
+	}
+	r := searchJSON(t, dir, "重试 @@Do")
+	if len(r.Results) == 0 || r.Results[0].Path != "internal/retry/retry.go" || !contains(r.Results[0].Symbols, "Do") {
+		t.Errorf("@@Do: %+v", r.Results)
+	}
+	// --literal: operators are words.
+	if r := searchJSON(t, dir, "--literal", "回滚 -测试"); !strings.Contains(strings.Join(paths(r), ","), "notes/test.md") {
+		t.Errorf("--literal still excluded: %v", paths(r))
+	}
+	// A malformed query is a usage error pointing at the bad part.
+	_, errs, code := kb(t, dir, "search", `回滚 "未闭合`)
+	if code != 2 || !strings.Contains(errs, "unterminated quote") || !strings.Contains(errs, "^") {
+		t.Errorf("malformed: exit %d %q", code, errs)
+	}
+
+	// --since: only files changed since a date (gittest commits are all
+	// dated 2026-01-02).
+	gittest.Commit(t, dir, "later", map[string]string{"notes/later.md": "# 后来\n\n回滚之后的复盘。\n"})
+	if got := ps("--since", "2026-01-01", "回滚"); !strings.Contains(got, "notes/later.md") {
+		t.Errorf("--since 2026-01-01: %s", got)
+	}
+	if got := ps("--since", "2030-01-01", "回滚"); got != "" {
+		t.Errorf("--since in the future: %s", got)
+	}
+}

@@ -1,0 +1,180 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Query is a parsed query: free text ranked by BM25 (and vectors), plus
+// operators that filter or steer the results.
+//
+//	"exact phrase"   the chunk must contain it, words in order
+//	-word -"phrase"  drop chunks containing it
+//	path:GLOB        only files matching (PathScope syntax)
+//	lang:go          only files of that language
+//	tag:x owner:x    only docs whose front-matter says so
+//	@path/to/file    only that file (or directory)
+//	@@Symbol         the chunk declaring Symbol first
+type Query struct {
+	Raw      string
+	Text     string // what is ranked: free words, phrase words, symbols
+	Phrases  []string
+	Excludes []string // words or phrases
+	Paths    []string
+	Langs    []string
+	Tags     []string
+	Owners   []string
+	Files    []string
+	Symbols  []string
+}
+
+// QueryError points at the malformed part of a query.
+type QueryError struct {
+	Query string
+	Pos   int // byte offset
+	Msg   string
+}
+
+func (e *QueryError) Error() string {
+	col := utf8.RuneCountInString(e.Query[:e.Pos])
+	return fmt.Sprintf("query: %s at column %d\n  %s\n  %s^", e.Msg, col+1, e.Query, strings.Repeat(" ", displayWidth(e.Query[:e.Pos])))
+}
+
+// displayWidth counts CJK characters as two columns, so the caret lines up
+// under the bad part in a terminal.
+func displayWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r >= 0xFF01 && r <= 0xFF60 {
+			w += 2
+		} else {
+			w++
+		}
+	}
+	return w
+}
+
+var operators = map[string]bool{"path": true, "lang": true, "tag": true, "owner": true}
+
+// ParseQuery parses the query language. A word that merely contains a
+// colon (std::vector, http://x, key:value with an unknown key) is text.
+func ParseQuery(raw string) (*Query, error) {
+	q := &Query{Raw: raw}
+	var text []string
+	s := raw
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		start := i
+		neg := false
+		if s[i] == '-' && i+1 < len(s) && !unicode.IsSpace(rune(s[i+1])) && (i == 0 || unicode.IsSpace(rune(s[i-1]))) {
+			neg = true
+			i++
+		}
+		if i < len(s) && s[i] == '"' {
+			end := strings.IndexByte(s[i+1:], '"')
+			if end < 0 {
+				return nil, &QueryError{raw, i, "unterminated quote"}
+			}
+			phrase := strings.TrimSpace(s[i+1 : i+1+end])
+			if phrase == "" {
+				return nil, &QueryError{raw, i, "empty phrase"}
+			}
+			i += end + 2
+			if neg {
+				q.Excludes = append(q.Excludes, phrase)
+			} else {
+				q.Phrases = append(q.Phrases, phrase)
+				text = append(text, phrase)
+			}
+			continue
+		}
+		// A word runs to the next space; an operator value may be quoted.
+		j := i
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			if r == '"' {
+				end := strings.IndexByte(s[j+1:], '"')
+				if end < 0 {
+					return nil, &QueryError{raw, j, "unterminated quote"}
+				}
+				j += end + 2
+				continue
+			}
+			j += size
+		}
+		word := s[i:j]
+		i = j
+		if neg {
+			if word == "" {
+				return nil, &QueryError{raw, start, "nothing to exclude after -"}
+			}
+			q.Excludes = append(q.Excludes, unquote(word))
+			continue
+		}
+		switch {
+		case strings.HasPrefix(word, "@@"):
+			sym := unquote(word[2:])
+			if sym == "" {
+				return nil, &QueryError{raw, start, "@@ needs a symbol name, like @@RetryCount"}
+			}
+			q.Symbols = append(q.Symbols, sym)
+			text = append(text, sym)
+		case strings.HasPrefix(word, "@") && len(word) > 1:
+			f := strings.TrimPrefix(unquote(word[1:]), "./")
+			if strings.HasPrefix(f, "/") || f == ".." || strings.HasPrefix(f, "../") {
+				return nil, &QueryError{raw, start, "@file takes a path relative to the repository root"}
+			}
+			q.Files = append(q.Files, f)
+		default:
+			key, val, ok := strings.Cut(word, ":")
+			if !ok || !operators[strings.ToLower(key)] {
+				text = append(text, word)
+				continue
+			}
+			val = unquote(val)
+			if val == "" {
+				return nil, &QueryError{raw, start + len(key) + 1, key + ": needs a value"}
+			}
+			switch strings.ToLower(key) {
+			case "path":
+				if _, err := PathScope(val); err != nil {
+					return nil, &QueryError{raw, start + len(key) + 1, err.Error()}
+				}
+				q.Paths = append(q.Paths, val)
+			case "lang":
+				q.Langs = append(q.Langs, strings.ToLower(val))
+			case "tag":
+				q.Tags = append(q.Tags, strings.ToLower(val))
+			case "owner":
+				q.Owners = append(q.Owners, strings.ToLower(val))
+			}
+		}
+	}
+	q.Text = strings.Join(text, " ")
+	if q.Text == "" {
+		return nil, &QueryError{raw, 0, "nothing to search for: add words, a \"phrase\" or @@Symbol"}
+	}
+	return q, nil
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return strings.ReplaceAll(s, `"`, "")
+}
+
+// HasFilters says whether the query does more than rank words.
+func (q *Query) HasFilters() bool {
+	return len(q.Phrases)+len(q.Excludes)+len(q.Paths)+len(q.Langs)+len(q.Tags)+len(q.Owners)+len(q.Files)+len(q.Symbols) > 0
+}

@@ -1,0 +1,56 @@
+package search
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseQuery(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Query
+	}{
+		{`连接池 打满`, Query{Text: "连接池 打满"}},
+		{`"连接池 打满" 怎么办`, Query{Text: "连接池 打满 怎么办", Phrases: []string{"连接池 打满"}}},
+		{`回滚 -测试 -"灰度 发布"`, Query{Text: "回滚", Excludes: []string{"测试", "灰度 发布"}}},
+		{`retry path:docs/**/*.md lang:Go`, Query{Text: "retry", Paths: []string{"docs/**/*.md"}, Langs: []string{"go"}}},
+		{`值班 tag:Release owner:"sre team"`, Query{Text: "值班", Tags: []string{"release"}, Owners: []string{"sre team"}}},
+		{`超时 @docs/runbook.md @@RetryCount`, Query{Text: "超时 RetryCount", Files: []string{"docs/runbook.md"}, Symbols: []string{"RetryCount"}}},
+		// Colons and dashes that are not operators stay text.
+		{`std::vector http://x a-b key:value 2024-01-02`, Query{Text: "std::vector http://x a-b key:value 2024-01-02"}},
+		{`x - y`, Query{Text: "x - y"}},
+	}
+	for _, c := range cases {
+		got, err := ParseQuery(c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		c.want.Raw = c.in
+		if !reflect.DeepEqual(*got, c.want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", c.in, *got, c.want)
+		}
+	}
+	bad := []struct{ in, msg, caret string }{
+		{`连接池 "超时`, "unterminated quote", "         ^"},
+		{`x path:`, "path: needs a value", "         ^"},
+		{`x path:/etc`, "relative to the repository root", "         ^"},
+		{`x @@`, "@@ needs a symbol", "    ^"},
+		{`x @../y`, "relative to the repository root", "    ^"},
+		{`x ""`, "empty phrase", "    ^"},
+		{`-only -excluded`, "nothing to search for", "  ^"},
+		{`path:docs/`, "nothing to search for", "  ^"},
+	}
+	for _, b := range bad {
+		_, err := ParseQuery(b.in)
+		if err == nil {
+			t.Errorf("%q accepted", b.in)
+			continue
+		}
+		lines := strings.Split(err.Error(), "\n")
+		if !strings.Contains(lines[0], b.msg) || len(lines) != 3 || lines[2] != b.caret {
+			t.Errorf("%q: error %q, want %q with caret %q", b.in, err.Error(), b.msg, b.caret)
+		}
+	}
+}

@@ -1,0 +1,334 @@
+package search
+
+import (
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/store"
+)
+
+// maxTextChecks bounds how many hits are read to verify phrases: past it,
+// results are already far below what anyone reads.
+const maxTextChecks = 2000
+
+// queryScope is the path side of a parsed query (path:, lang:, @file),
+// combined with the request's own scope; nil when there is none.
+func queryScope(req Request) (func(string) bool, error) {
+	q := req.Parsed
+	var tests []func(string) bool
+	if req.Scope != nil {
+		tests = append(tests, req.Scope)
+	}
+	if q != nil && len(q.Paths) > 0 {
+		m, err := PathScope(strings.Join(q.Paths, ","))
+		if err != nil {
+			return nil, err
+		}
+		tests = append(tests, m)
+	}
+	if q != nil && len(q.Files) > 0 {
+		files := q.Files
+		tests = append(tests, func(p string) bool {
+			for _, f := range files {
+				f = strings.TrimSuffix(f, "/")
+				if p == f || strings.HasPrefix(p, f+"/") {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	if q != nil && len(q.Langs) > 0 {
+		langs := q.Langs
+		tests = append(tests, func(p string) bool {
+			l := chunk.Lang(p)
+			for _, want := range langs {
+				if l == want || want == "md" && l == "markdown" || want == "golang" && l == "go" || want == "py" && l == "python" || want == "js" && l == "javascript" || want == "ts" && l == "typescript" {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	switch len(tests) {
+	case 0:
+		return nil, nil
+	case 1:
+		return tests[0], nil
+	}
+	return func(p string) bool {
+		for _, t := range tests {
+			if !t(p) {
+				return false
+			}
+		}
+		return true
+	}, nil
+}
+
+// refine applies the parts of a parsed query that need more than paths:
+// exclusions, front-matter tags and owners, phrases, and @@Symbol, which
+// moves the chunks declaring the symbol to the front.
+func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
+	q := req.Parsed
+	if q == nil || !q.HasFilters() {
+		return hits, nil
+	}
+	v := req.View
+	// Single-word exclusions through postings; the rest by reading text.
+	excluded := roaring.New()
+	var textExcludes []string
+	for _, ex := range q.Excludes {
+		terms := segment.Tiny().Terms(ex)
+		if len(terms) != 1 || strings.ContainsAny(ex, " \t") {
+			textExcludes = append(textExcludes, ex)
+			continue
+		}
+		var buf []store.Posting
+		err := s.DB.Postings(s.Pipeline, terms[0], v.Segments(), func(_ uint32, data []byte) error {
+			var err error
+			buf, err = store.DecodePostings(buf[:0], data)
+			for _, p := range buf {
+				excluded.Add(p.Chunk)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	needText := len(q.Phrases) > 0 || len(textExcludes) > 0
+	out := hits[:0:0]
+	checked := 0
+	for _, h := range hits {
+		if excluded.Contains(h.chunk) {
+			continue
+		}
+		e := entryOf(v, h.chunk)
+		if e == nil {
+			continue
+		}
+		if len(q.Tags) > 0 || len(q.Owners) > 0 {
+			m, err := s.blobMeta(e.Blob)
+			if err != nil {
+				return nil, err
+			}
+			if !metaMatches(m.Meta, q.Tags, q.Owners) {
+				continue
+			}
+		}
+		if needText {
+			if checked >= maxTextChecks {
+				break
+			}
+			checked++
+			text, err := s.chunkText(e, h.chunk)
+			if err != nil {
+				return nil, err
+			}
+			if !containsAll(text, q.Phrases) || containsAny(text, textExcludes) {
+				continue
+			}
+		}
+		out = append(out, h)
+	}
+	if len(q.Symbols) > 0 {
+		defs, err := s.definitions(req, q.Symbols)
+		if err != nil {
+			return nil, err
+		}
+		var rest []hit
+		found := map[uint32]bool{}
+		for _, c := range defs {
+			found[c] = true
+		}
+		top := 0.0
+		var lead []hit
+		for _, h := range out {
+			top = max(top, h.score)
+			if found[h.chunk] {
+				lead = append(lead, h)
+				delete(found, h.chunk)
+			} else {
+				rest = append(rest, h)
+			}
+		}
+		// Definitions the words did not reach come after those they did.
+		for _, c := range defs {
+			if found[c] {
+				lead = append(lead, hit{chunk: c})
+			}
+		}
+		// Definitions lead, scored above everything else so that file
+		// grouping keeps them first.
+		for i := range lead {
+			lead[i].score += top + float64(len(lead)-i)
+		}
+		out = append(lead, rest...)
+	}
+	return out, nil
+}
+
+// definitions finds the live, in-scope chunks that declare one of syms:
+// candidates from the symbol field's postings, confirmed against the
+// chunk's recorded declarations; if the analyzer drops the name (a stop
+// word like "Do"), the code files' records are scanned instead.
+func (s *Searcher) definitions(req Request, syms []string) ([]uint32, error) {
+	v := req.View
+	inScope := func(c uint32) bool {
+		e := entryOf(v, c)
+		return e != nil && (req.Scope == nil || req.Scope(e.Path))
+	}
+	seen := map[uint32]bool{}
+	var out []uint32
+	consider := func(c uint32) {
+		if !seen[c] {
+			seen[c] = true
+			if inScope(c) && s.declares(v, c, syms) {
+				out = append(out, c)
+			}
+		}
+	}
+	var terms []string
+	for _, sym := range syms {
+		terms = append(terms, segment.Tiny().Terms(sym)...)
+	}
+	live := roaring.New()
+	for _, e := range v.ChunkEntries(nil) {
+		live.AddRange(uint64(e.First), uint64(e.First)+uint64(e.N))
+	}
+	var buf []store.Posting
+	for _, t := range terms {
+		err := s.DB.Postings(s.Pipeline, t, v.Segments(), func(_ uint32, data []byte) error {
+			var err error
+			buf, err = store.DecodePostings(buf[:0], data)
+			for _, p := range buf {
+				if p.TF[store.FieldSymbol] > 0 && live.Contains(p.Chunk) {
+					consider(p.Chunk)
+				}
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		scanned := 0
+		for _, e := range v.ChunkEntries(req.Scope) {
+			if l := chunk.Lang(e.Path); l == "markdown" || l == "text" {
+				continue
+			}
+			if scanned++; scanned > maxSymbolScan {
+				break
+			}
+			for c := e.First; c < e.First+e.N; c++ {
+				consider(c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// maxSymbolScan bounds the fallback scan of code files for a symbol.
+const maxSymbolScan = 20000
+
+func (s *Searcher) declares(v *store.View, c uint32, syms []string) bool {
+	e := entryOf(v, c)
+	if e == nil {
+		return false
+	}
+	m, err := s.blobMeta(e.Blob)
+	if err != nil || int(c-e.First) >= len(m.Chunks) {
+		return false
+	}
+	for _, have := range m.Chunks[c-e.First].Symbols {
+		for _, want := range syms {
+			if have == want || strings.EqualFold(have, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// chunkText is a chunk's lines, read from its blob (cached per Searcher).
+func (s *Searcher) chunkText(e *store.ViewEntry, c uint32) (string, error) {
+	m, err := s.blobMeta(e.Blob)
+	if err != nil {
+		return "", err
+	}
+	idx := int(c - e.First)
+	if idx >= len(m.Chunks) || s.ReadBlob == nil {
+		return "", nil
+	}
+	lines, err := s.blobLines(e.Blob)
+	if err != nil {
+		return "", err
+	}
+	cm := m.Chunks[idx]
+	lo, hi := max(1, cm.Start), min(len(lines), cm.End)
+	if lo > hi {
+		return "", nil
+	}
+	return strings.Join(lines[lo-1:hi], "\n"), nil
+}
+
+// normalize lowercases and collapses whitespace, so a phrase matches
+// across line breaks and case.
+func normalize(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+
+func containsAll(text string, phrases []string) bool {
+	if len(phrases) == 0 {
+		return true
+	}
+	t := normalize(text)
+	for _, p := range phrases {
+		if !strings.Contains(t, normalize(p)) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsAny(text string, phrases []string) bool {
+	if len(phrases) == 0 {
+		return false
+	}
+	t := normalize(text)
+	for _, p := range phrases {
+		if strings.Contains(t, normalize(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// metaMatches checks front-matter: tags (a YAML list or a comma list) and
+// owner, case-insensitively; every operator given must match.
+func metaMatches(meta map[string]string, tags, owners []string) bool {
+	if len(tags) > 0 {
+		have := map[string]bool{}
+		for _, t := range strings.FieldsFunc(meta["tags"], func(r rune) bool { return r == ',' || r == '[' || r == ']' || r == ' ' || r == '"' || r == '\'' }) {
+			have[strings.ToLower(t)] = true
+		}
+		for _, t := range tags {
+			if !have[t] {
+				return false
+			}
+		}
+	}
+	if len(owners) > 0 {
+		o := strings.ToLower(strings.TrimSpace(meta["owner"]))
+		ok := false
+		for _, want := range owners {
+			ok = ok || o == want
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
