@@ -18,6 +18,9 @@ func TestDependencyDirection(t *testing.T) {
 		"search":  {mod + "index", mod + "gitx", mod + "cmd", mod + "mcp"},
 		"index":   {mod + "search", mod + "cmd", mod + "mcp"},
 		"mcp":     {mod + "cmd", "github.com/urfave/"},
+		"pack":    {mod + "store", mod + "gitx", mod + "index", mod + "search", mod + "cmd"},
+		"review":  {mod + "cmd", mod + "mcp", mod + "index", mod + "store"},
+		"hooks":   {mod + "cmd", mod + "index", mod + "search", mod + "store", mod + "gitx"},
 		"llm":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "ann", mod + "cmd"},
 		"ann":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "llm", mod + "cmd"},
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/review"
 	"github.com/git-kb/git-kb/search"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +42,9 @@ type Backend interface {
 	Status(ctx context.Context) (*index.Report, error)
 	// DenseOn says whether an embedder is configured.
 	DenseOn() bool
+	// ContextPack packs the best of req's results into budget tokens (JSON
+	// blocks).
+	ContextPack(ctx context.Context, req search.Request, rev string, budget int) (*pack.Pack, error)
 	// BlameContext explains a change ("" = HEAD, "A..B", "A...B", a
 	// commit; staged: the index against HEAD).
 	BlameContext(ctx context.Context, change string, staged bool) (*review.Report, error)
@@ -101,6 +105,16 @@ root with an optional rev and line range. Long files are cut at 2000 lines: ask 
 start_line. Only files tracked at that commit can be read.`,
 		Annotations: ro,
 	}, recovered(t.getDocument))
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name:  "context_pack",
+		Title: "Context within a token budget",
+		Description: `Return the most relevant docs and code for a query, packed into a token budget (cl100k
+tokens): whole small documents first, then the best sections (adjacent chunks merged), each block with its
+citation. Use it to load background for a task in one call instead of searching and reading piece by piece.
+Same query operators as hybrid_search.`,
+		Annotations: ro,
+	}, recovered(t.contextPack))
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name:  "blame_context",
@@ -371,6 +385,44 @@ func repoPath(p string) (string, error) {
 }
 
 func short(commit string) string { return commit[:min(12, len(commit))] }
+
+// PackIn are context_pack's arguments.
+type PackIn struct {
+	Query  string `json:"query" jsonschema:"what the context is for: a question, a task, keywords (operators as in hybrid_search)"`
+	Budget int    `json:"budget,omitempty" jsonschema:"tokens the pack may use, 100 to 100000 (default 8000)"`
+	Path   string `json:"path,omitempty" jsonschema:"only files matching these comma-separated patterns"`
+	Rev    string `json:"rev,omitempty" jsonschema:"commit, branch or tag (default HEAD)"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
+}
+
+func (t *tools) contextPack(ctx context.Context, _ *sdk.CallToolRequest, in PackIn) (*sdk.CallToolResult, *pack.Pack, error) {
+	r, err := t.repo(in.Repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case in.Budget == 0:
+		in.Budget = 8000
+	case in.Budget < 100 || in.Budget > 100000:
+		return nil, nil, fmt.Errorf("budget %d: want 100 to 100000 tokens", in.Budget)
+	}
+	q := strings.TrimSpace(in.Query)
+	if q == "" {
+		return nil, nil, errors.New("query is empty: say what the context is for")
+	}
+	parsed, err := search.ParseQuery(q)
+	if err != nil {
+		return nil, nil, err
+	}
+	req := search.Request{Query: q, Parsed: parsed}
+	if strings.TrimSpace(in.Path) != "" {
+		if req.Scope, err = search.PathScope(in.Path); err != nil {
+			return nil, nil, err
+		}
+	}
+	p, err := r.Backend.ContextPack(ctx, req, in.Rev, in.Budget)
+	return nil, p, err
+}
 
 // BlameIn are blame_context's arguments.
 type BlameIn struct {

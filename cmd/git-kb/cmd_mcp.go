@@ -15,6 +15,7 @@ import (
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/mcp"
+	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/review"
 	"github.com/git-kb/git-kb/search"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,8 +27,8 @@ func mcpCommand(e env) *cli.Command {
 		Name:  "mcp",
 		Usage: "serve the knowledge base to AI agents (Model Context Protocol)",
 		Description: `Runs an MCP server for the repository you are in, over stdio by default.
-Tools: hybrid_search, keyword_search, get_document, blame_context,
-list_collections, index_status. All are read-only; a search of a commit that is not indexed
+Tools: hybrid_search, keyword_search, get_document, context_pack,
+blame_context, list_collections, index_status. All are read-only; a search of a commit that is not indexed
 indexes it first. Results cite <commit>:<path>#L<a>-L<b>.
 
 The server keeps the repository, the analyzer and decoded vectors (and the
@@ -240,6 +241,16 @@ func (b *mcpBackend) Status(ctx context.Context) (*index.Report, error) {
 }
 
 func (b *mcpBackend) DenseOn() bool { return b.kb.dense != nil }
+
+func (b *mcpBackend) ContextPack(ctx context.Context, req search.Request, rev string, budget int) (*pack.Pack, error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, err := b.kb.contextPack(ctx, b.e, req, rev, budget, pack.DefaultRatios, pack.JSON, true)
+	return p, friendly(err)
+}
 
 func (b *mcpBackend) BlameContext(ctx context.Context, change string, staged bool) (*review.Report, error) {
 	b.mu.Lock()

@@ -18,6 +18,7 @@ import (
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/mcp"
+	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/review"
 	"github.com/git-kb/git-kb/search"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,7 +117,7 @@ func TestMCPServer(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if strings.Join(names, ",") != "blame_context,get_document,hybrid_search,index_status,keyword_search,list_collections" {
+	if strings.Join(names, ",") != "blame_context,context_pack,get_document,hybrid_search,index_status,keyword_search,list_collections" {
 		t.Fatalf("tools: %v", names)
 	}
 
@@ -217,6 +218,15 @@ func TestMCPServer(t *testing.T) {
 	}
 	if callTool(t, s, "keyword_search", map[string]any{"query": "熔断器", "rev": first}, &kr); len(kr.Results) != 0 || kr.Commit != first {
 		t.Errorf("rev=%s should not know the new doc: %+v", first, kr)
+	}
+
+	// context_pack: blocks with citations within the budget.
+	var pk pack.Pack
+	if msg := callTool(t, s, "context_pack", map[string]any{"query": "熔断器 配置", "budget": 1000}, &pk); msg != "" || len(pk.Blocks) == 0 || pk.Tokens > 1000 || pk.Commit != second {
+		t.Errorf("context_pack: %q %+v", msg, pk)
+	}
+	if msg := callTool(t, s, "context_pack", map[string]any{"query": "x", "budget": 5}, nil); !strings.Contains(msg, "100 to 100000") {
+		t.Errorf("context_pack with a tiny budget: %q", msg)
 	}
 
 	// blame_context explains the last commit: the postmortem was added.

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/pack"
+	"github.com/git-kb/git-kb/search"
+	"github.com/urfave/cli/v2"
+)
+
+func contextCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:      "context",
+		Usage:     "print the most relevant docs and code for a query, within a token budget",
+		ArgsUsage: "QUERY",
+		Description: `Builds a context pack for an agent, a prompt or a script: searches like
+'git kb search' (same query language), then fills --budget tokens with
+whole small documents first (--ratios: by default 60% of the budget),
+then the best sections (35%; adjacent chunks of one file merged), keeping
+5% in reserve. The same content at two paths, or twice, is given once.
+Every block is headed by its citation <commit>:<path>#L<a>-L<b>.
+
+Tokens are counted with the cl100k_base BPE, built into the binary (no
+download). Models with other vocabularies count differently: leave 10-20%
+margin. The pack never exceeds the budget by that count.
+
+Examples:
+  git kb context "连接池打满怎么处理" --budget 8000 > ctx.md
+  git kb context --format json --budget 4000 "@@RetryCount 重试策略"
+  git kb context --format xml --ratios 0.3,0.65,0.05 "发布回滚 path:docs/"`,
+		Flags: []cli.Flag{
+			revFlag, quietFlag,
+			&cli.IntFlag{Name: "budget", Value: 8000, Usage: "tokens the pack may use"},
+			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, json or xml"},
+			&cli.StringFlag{Name: "ratios", Usage: "budget shares of whole documents, sections and reserve (default kb.context.ratios or 0.6,0.35,0.05)"},
+			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid (default: hybrid with an embedder configured)"},
+		},
+		Action: func(c *cli.Context) error {
+			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+			if query == "" {
+				return usagef("context needs a QUERY, e.g. git kb context \"连接池打满怎么处理\"")
+			}
+			format := c.String("format")
+			if format == "md" {
+				format = pack.Markdown
+			}
+			if format != pack.Markdown && format != pack.JSON && format != pack.XML {
+				return usagef("--format %s: want markdown, json or xml", format)
+			}
+			if c.Int("budget") < 100 {
+				return usagef("--budget %d: give at least 100 tokens", c.Int("budget"))
+			}
+			parsed, err := search.ParseQuery(query)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			repo, err := openRepo(e)
+			if err != nil {
+				return err
+			}
+			ratioText := c.String("ratios")
+			if ratioText == "" {
+				if ratioText, err = repo.Config(c.Context, "kb.context.ratios"); err != nil {
+					return err
+				}
+			}
+			ratios := pack.DefaultRatios
+			if ratioText != "" {
+				if ratios, err = pack.ParseRatios(ratioText); err != nil {
+					return usagef("%v", err)
+				}
+			}
+			kb, err := openKB(c.Context, e, repo)
+			if err != nil {
+				return err
+			}
+			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Int("budget"), ratios, format, c.Bool("quiet"))
+			if err != nil {
+				return err
+			}
+			if len(p.Blocks) == 0 {
+				notifier(e, c.Bool("quiet"))("nothing relevant found for %q in %s", query, p.Commit[:min(12, len(p.Commit))])
+			}
+			_, err = fmt.Fprint(e.Stdout, pack.Render(p))
+			return err
+		},
+	}
+}
+
+// contextPack retrieves for req (40 chunks, up to 4 per file) and packs
+// the results into budget tokens.
+func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev string, budget int, ratios pack.Ratios, format string, quiet bool) (*pack.Pack, error) {
+	req.K, req.PerFile = 40, 4
+	resp, err := k.search(ctx, e, req, rev, quiet, false)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Degraded != "" {
+		notifier(e, quiet)("%s", resp.Degraded)
+	}
+	counter, err := pack.CL100K()
+	if err != nil {
+		return nil, fmt.Errorf("load the tokenizer: %w", err)
+	}
+	var cands []pack.Candidate
+	for _, r := range resp.Results {
+		cands = append(cands, pack.Candidate{Path: r.Path, Blob: r.Blob, Lang: r.Lang, Heading: r.Heading, Start: r.StartLine, End: r.EndLine, Rank: r.Rank})
+	}
+	return pack.Build(cands, pack.Options{
+		Query: req.Query, Commit: resp.Commit, Budget: budget, Ratios: ratios, Format: format, Counter: counter,
+		Lines: func(blob string) ([]string, error) { return blobLines(k.repo, blob) },
+	})
+}
+
+// blobLines reads a blob's text as lines (no trailing empty line).
+func blobLines(repo *gitx.Repo, blob string) ([]string, error) {
+	data, err := repo.ReadBlob(gitx.ParseHash(blob))
+	if err != nil {
+		return nil, err
+	}
+	text, _, binary := chunk.Decode(data)
+	if binary {
+		return nil, fmt.Errorf("blob %s is binary", blob[:12])
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
+}

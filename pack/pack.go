@@ -1,0 +1,230 @@
+// Package pack builds context packs (git kb context): the most relevant
+// parts of a repository for a query, within a token budget, for an agent
+// or a script to paste into a prompt.
+//
+// The budget is split (by default 0.6 / 0.35 / 0.05) between whole small
+// documents (small: fitting three times into their share, so one long
+// document cannot crowd out the rest), extracted sections, and a reserve
+// for the framing. Retrieved chunks of one file that touch are merged into
+// one section, and sections are taken breadth first (each file's best
+// before any file's second), which covers more of the files the search
+// found. Content seen twice (the same blob at two paths, the same text)
+// is given once. Every block is
+// headed by its citation. The rendered pack never exceeds the budget, as
+// counted by the caller's tokenizer: the final text is counted, and blocks
+// are dropped from the end until it fits.
+package pack
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Counter counts tokens (cl100k-compatible BPE in git-kb).
+type Counter interface{ Count(text string) int }
+
+// Ratios split the budget: whole documents, sections, reserve. Unused
+// whole-document budget goes to sections.
+type Ratios struct{ Whole, Sections, Reserve float64 }
+
+// DefaultRatios are the autocoder-style split.
+var DefaultRatios = Ratios{0.6, 0.35, 0.05}
+
+// ParseRatios reads "0.6,0.35,0.05".
+func ParseRatios(s string) (Ratios, error) {
+	var r Ratios
+	if _, err := fmt.Sscanf(strings.ReplaceAll(s, " ", ""), "%f,%f,%f", &r.Whole, &r.Sections, &r.Reserve); err != nil {
+		return r, fmt.Errorf("ratios %q: want three numbers like 0.6,0.35,0.05", s)
+	}
+	sum := r.Whole + r.Sections + r.Reserve
+	if r.Whole < 0 || r.Sections < 0 || r.Reserve < 0 || sum < 0.99 || sum > 1.01 {
+		return r, fmt.Errorf("ratios %q: want three non-negative shares adding up to 1", s)
+	}
+	return r, nil
+}
+
+// Candidate is a retrieved chunk, best first by Rank.
+type Candidate struct {
+	Path, Blob, Lang, Heading string
+	Start, End                int // lines, 1-based inclusive
+	Rank                      int
+}
+
+// Block is one piece of the pack.
+type Block struct {
+	Citation string `json:"citation"`
+	Path     string `json:"path"`
+	Start    int    `json:"start_line"`
+	End      int    `json:"end_line"`
+	Kind     string `json:"kind"` // document or section
+	Heading  string `json:"heading,omitempty"`
+	Lang     string `json:"lang,omitempty"`
+	Tokens   int    `json:"tokens"`
+	Text     string `json:"text"`
+	rank     int
+	nth      int // among its file's sections, by rank
+}
+
+// Pack is a built context pack.
+type Pack struct {
+	Query   string  `json:"query"`
+	Commit  string  `json:"commit"`
+	Budget  int     `json:"budget"`
+	Tokens  int     `json:"tokens"` // of the rendered pack
+	Format  string  `json:"format"`
+	Blocks  []Block `json:"blocks"`
+	Dropped int     `json:"dropped"` // candidate blocks that did not fit
+}
+
+// Options configure Build.
+type Options struct {
+	Query, Commit string
+	Budget        int
+	Ratios        Ratios
+	Format        string // markdown, json or xml
+	Counter       Counter
+	// Lines returns a blob's lines (the file at the commit).
+	Lines func(blob string) ([]string, error)
+}
+
+// Build packs the candidates.
+func Build(cands []Candidate, o Options) (*Pack, error) {
+	if o.Ratios == (Ratios{}) {
+		o.Ratios = DefaultRatios
+	}
+	p := &Pack{Query: o.Query, Commit: o.Commit, Budget: o.Budget, Format: o.Format, Blocks: []Block{}}
+	if o.Budget <= 0 {
+		return nil, fmt.Errorf("budget must be positive")
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Rank < cands[j].Rank })
+
+	// Per file: its best rank, and its chunks merged where they touch.
+	type file struct {
+		path, blob, lang string
+		rank             int
+		spans            []Candidate
+	}
+	var files []*file
+	byPath := map[string]*file{}
+	seenBlob := map[string]string{} // blob -> first path: a copy elsewhere adds nothing
+	for _, c := range cands {
+		if first, ok := seenBlob[c.Blob]; ok && first != c.Path {
+			continue
+		}
+		seenBlob[c.Blob] = c.Path
+		f := byPath[c.Path]
+		if f == nil {
+			f = &file{path: c.Path, blob: c.Blob, lang: c.Lang, rank: c.Rank}
+			byPath[c.Path] = f
+			files = append(files, f)
+		}
+		f.spans = append(f.spans, c)
+	}
+
+	wholeShare := int(float64(o.Budget) * o.Ratios.Whole)
+	wholeLeft := wholeShare
+	sectionLeft := int(float64(o.Budget) * o.Ratios.Sections)
+	seenText := map[[32]byte]bool{}
+	var picked []Block
+	add := func(b Block) {
+		picked = append(picked, b)
+		seenText[sha256.Sum256([]byte(b.Text))] = true
+	}
+	whole := map[string]bool{}
+	for _, f := range files {
+		lines, err := o.Lines(f.blob)
+		if err != nil {
+			return nil, err
+		}
+		b := Block{Path: f.path, Start: 1, End: len(lines), Kind: "document", Lang: f.lang, rank: f.rank}
+		b.Text = strings.Join(lines, "\n")
+		b.Citation = fmt.Sprintf("%s:%s#L1-L%d", o.Commit, f.path, len(lines))
+		b.Tokens = o.Counter.Count(render(o.Format, []Block{b}))
+		// Small means it fits three times into the whole-document share:
+		// one long document must not crowd out the others.
+		if b.Tokens <= wholeLeft && b.Tokens*3 <= wholeShare && !seenText[sha256.Sum256([]byte(b.Text))] {
+			add(b)
+			wholeLeft -= b.Tokens
+			whole[f.path] = true
+		}
+	}
+	sectionLeft += wholeLeft
+	var sections []Block
+	for _, f := range files {
+		if whole[f.path] {
+			continue
+		}
+		lines, err := o.Lines(f.blob)
+		if err != nil {
+			return nil, err
+		}
+		spans := append([]Candidate(nil), f.spans...)
+		sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+		for i := 0; i < len(spans); {
+			s := spans[i]
+			j := i + 1
+			for ; j < len(spans) && spans[j].Start <= s.End+1; j++ {
+				s.End = max(s.End, spans[j].End)
+				s.Rank = min(s.Rank, spans[j].Rank)
+				if s.Heading == "" {
+					s.Heading = spans[j].Heading
+				}
+			}
+			i = j
+			lo, hi := max(1, s.Start), min(len(lines), s.End)
+			if lo > hi {
+				continue
+			}
+			b := Block{Path: f.path, Start: lo, End: hi, Kind: "section", Heading: s.Heading, Lang: f.lang, rank: s.Rank}
+			b.Text = strings.Join(lines[lo-1:hi], "\n")
+			b.Citation = fmt.Sprintf("%s:%s#L%d-L%d", o.Commit, f.path, lo, hi)
+			sections = append(sections, b)
+		}
+	}
+	// Breadth first: every file's best section before any file's second,
+	// so the pack covers more of the files the search found.
+	nth := map[string]int{}
+	sort.SliceStable(sections, func(i, j int) bool { return sections[i].rank < sections[j].rank })
+	for i := range sections {
+		sections[i].nth = nth[sections[i].Path]
+		nth[sections[i].Path]++
+	}
+	sort.SliceStable(sections, func(i, j int) bool {
+		if sections[i].nth != sections[j].nth {
+			return sections[i].nth < sections[j].nth
+		}
+		return sections[i].rank < sections[j].rank
+	})
+	for _, b := range sections {
+		if seenText[sha256.Sum256([]byte(b.Text))] {
+			continue
+		}
+		b.Tokens = o.Counter.Count(render(o.Format, []Block{b}))
+		if b.Tokens <= sectionLeft {
+			add(b)
+			sectionLeft -= b.Tokens
+		} else {
+			p.Dropped++
+		}
+	}
+	sort.SliceStable(picked, func(i, j int) bool { return picked[i].rank < picked[j].rank })
+	p.Blocks = picked
+	// The guarantee: count the whole rendered pack, drop from the end
+	// until it fits.
+	for {
+		// JSON shows the count itself: count until it is stable.
+		for i, prev := 0, -1; i < 5 && p.Tokens != prev; i++ {
+			prev, p.Tokens = p.Tokens, o.Counter.Count(Render(p))
+		}
+		if p.Tokens <= o.Budget {
+			return p, nil
+		}
+		if len(p.Blocks) == 0 {
+			return nil, fmt.Errorf("a budget of %d tokens does not hold even an empty pack (%d)", o.Budget, p.Tokens)
+		}
+		p.Blocks = p.Blocks[:len(p.Blocks)-1]
+		p.Dropped++
+	}
+}
