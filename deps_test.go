@@ -19,7 +19,7 @@ func TestDependencyDirection(t *testing.T) {
 		"index":   {mod + "search", mod + "cmd", mod + "mcp"},
 		"mcp":     {mod + "cmd", "github.com/urfave/"},
 		"pack":    {mod + "store", mod + "gitx", mod + "index", mod + "search", mod + "cmd"},
-		"review":  {mod + "cmd", mod + "mcp", mod + "index", mod + "store"},
+		"review":  {mod + "cmd", mod + "mcp", mod + "index"},
 		"hooks":   {mod + "cmd", mod + "index", mod + "search", mod + "store", mod + "gitx"},
 		"llm":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "ann", mod + "cmd"},
 		"ann":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "llm", mod + "cmd"},
