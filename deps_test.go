@@ -18,6 +18,7 @@ func TestDependencyDirection(t *testing.T) {
 		"search":  {mod + "index", mod + "gitx", mod + "cmd", mod + "mcp"},
 		"index":   {mod + "search", mod + "cmd", mod + "mcp"},
 		"mcp":     {mod + "cmd", "github.com/urfave/"},
+		"ask":     {mod + "store", mod + "gitx", mod + "index", mod + "search", mod + "cmd"},
 		"pack":    {mod + "store", mod + "gitx", mod + "index", mod + "search", mod + "cmd"},
 		"review":  {mod + "cmd", mod + "mcp", mod + "index"},
 		"hooks":   {mod + "cmd", mod + "index", mod + "search", mod + "store", mod + "gitx"},

@@ -188,7 +188,7 @@ func (e *OpenAIEmbedder) batch(ctx context.Context, texts []string) ([][]float32
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		retry, msg := classify(err)
+		retry, msg := classify(err, "kb.embed")
 		if !retry {
 			return nil, fmt.Errorf("embedding endpoint %s: %s", e.cfg.BaseURL, msg)
 		}
@@ -267,19 +267,19 @@ func (e *OpenAIEmbedder) throttle(ctx context.Context) error {
 }
 
 // classify says whether an error is worth retrying, and describes it.
-func classify(err error) (retry bool, msg string) {
+func classify(err error, section string) (retry bool, msg string) {
 	var api *openai.APIError
 	var req *openai.RequestError
 	var ne net.Error
 	switch {
 	case errors.As(err, &api):
-		return retryable(api.HTTPStatusCode), fmt.Sprintf("HTTP %d: %s%s", api.HTTPStatusCode, api.Message, hint(api.HTTPStatusCode))
+		return retryable(api.HTTPStatusCode), fmt.Sprintf("HTTP %d: %s%s", api.HTTPStatusCode, api.Message, hint(api.HTTPStatusCode, section))
 	case errors.As(err, &req):
 		body := strings.TrimSpace(string(req.Body))
 		if len(body) > 200 {
 			body = body[:200] + "..."
 		}
-		return retryable(req.HTTPStatusCode), fmt.Sprintf("HTTP %d: %s%s", req.HTTPStatusCode, body, hint(req.HTTPStatusCode))
+		return retryable(req.HTTPStatusCode), fmt.Sprintf("HTTP %d: %s%s", req.HTTPStatusCode, body, hint(req.HTTPStatusCode, section))
 	case errors.Is(err, context.DeadlineExceeded):
 		return true, "request timed out"
 	case errors.As(err, &ne):
@@ -296,12 +296,12 @@ func retryable(status int) bool {
 	return status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500
 }
 
-func hint(status int) string {
+func hint(status int, section string) string {
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return " (check the API key in GIT_KB_API_KEY or OPENAI_API_KEY)"
 	case http.StatusNotFound:
-		return " (check kb.embed.baseURL: it should end in /v1; and kb.embed.model)"
+		return " (check " + section + ".baseURL: it should end in /v1; and " + section + ".model)"
 	}
 	return ""
 }

@@ -114,6 +114,7 @@ Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on firs
 			searchCommand(e),
 			showCommand(e),
 			statusCommand(e),
+			askCommand(e),
 			contextCommand(e),
 			blameContextCommand(e),
 			hooksCommand(e),

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-kb/git-kb/ask"
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/pack"
+	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/segment"
+	"github.com/urfave/cli/v2"
+)
+
+// readChatConfig reads kb.chat.*; nil, "why" when no model is configured.
+func readChatConfig(ctx context.Context, e env, repo *gitx.Repo) (*llm.ChatConfig, string, error) {
+	kv, err := repo.ConfigSection(ctx, "kb")
+	if err != nil {
+		return nil, "", err
+	}
+	c := &llm.ChatConfig{BaseURL: kv["kb.chat.baseurl"], Model: kv["kb.chat.model"], APIKey: e.getenv("GIT_KB_API_KEY")}
+	if c.APIKey == "" {
+		c.APIKey = e.getenv("OPENAI_API_KEY")
+	}
+	if c.BaseURL == "" || c.Model == "" {
+		return nil, "no chat model configured (git config kb.chat.baseURL and kb.chat.model)", nil
+	}
+	if v, ok := kv["kb.chat.timeoutms"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n <= 0 {
+			return nil, "", fmt.Errorf("git config kb.chat.timeoutMs = %q: want milliseconds", v)
+		}
+		c.Timeout = time.Duration(n) * time.Millisecond
+	}
+	if v, ok := kv["kb.chat.maxretries"]; ok {
+		if c.MaxRetries, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+			return nil, "", fmt.Errorf("git config kb.chat.maxRetries = %q: not a whole number", v)
+		}
+		if c.MaxRetries == 0 {
+			c.MaxRetries = -1 // explicitly none
+		}
+	}
+	return c, "", nil
+}
+
+// askResult is the --json contract of git kb ask.
+type askResult struct {
+	Question  string       `json:"question"`
+	Commit    string       `json:"commit"`
+	Mode      string       `json:"mode"` // generated or extractive
+	Model     string       `json:"model,omitempty"`
+	Answer    string       `json:"answer"`
+	Citations []ask.Source `json:"citations"`
+	Invalid   []int        `json:"invalid_citations,omitempty"` // numbers the model invented, removed
+	Sources   []ask.Source `json:"sources"`
+	Notice    string       `json:"notice,omitempty"`
+	Degraded  string       `json:"degraded,omitempty"`
+}
+
+func askCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:      "ask",
+		Usage:     "answer a question from the docs and code, citing sources",
+		ArgsUsage: "QUESTION",
+		Description: `Retrieves like 'git kb context' (same query language), then asks an
+OpenAI-compatible chat model to answer from those sources only, citing
+them as [1], [2]. The answer streams as it is written; below it, each
+cited [n] is listed as <commit>:<path>#L<a>-L<b> with its heading. A
+citation number the model invents is removed and reported.
+
+  git config kb.chat.baseURL http://localhost:11434/v1
+  git config kb.chat.model qwen2.5:14b
+  export GIT_KB_API_KEY=...     # or OPENAI_API_KEY
+Optional: kb.chat.timeoutMs (120000), kb.chat.maxRetries (3).
+
+Without a chat model, or when it fails, ask answers extractively: the
+sentences of the best sources that match the question, matched words in
+bold, each cited, and it says why.
+
+Examples:
+  git kb ask "线上数据库连接池打满怎么处理？"
+  git kb ask --json "发布失败后如何回滚" | jq .citations`,
+		Flags: []cli.Flag{
+			revFlag, jsonFlag, quietFlag,
+			&cli.IntFlag{Name: "budget", Value: 6000, Usage: "tokens of sources given to the model"},
+			&cli.BoolFlag{Name: "no-stream", Usage: "wait for the whole answer instead of streaming it"},
+			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid"},
+		},
+		Action: func(c *cli.Context) error {
+			question := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+			if question == "" {
+				return usagef("ask needs a QUESTION, e.g. git kb ask \"线上数据库连接池打满怎么处理？\"")
+			}
+			if c.Int("budget") < 200 {
+				return usagef("--budget %d: give the sources at least 200 tokens", c.Int("budget"))
+			}
+			parsed, err := search.ParseQuery(question)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			repo, err := openRepo(e)
+			if err != nil {
+				return err
+			}
+			chatCfg, off, err := readChatConfig(c.Context, e, repo)
+			if err != nil {
+				return err
+			}
+			kb, err := openKB(c.Context, e, repo)
+			if err != nil {
+				return err
+			}
+			quiet := c.Bool("quiet")
+			note := notifier(e, quiet)
+			p, err := kb.contextPack(c.Context, e, search.Request{Query: question, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Int("budget"), pack.Ratios{Whole: 0.3, Sections: 0.65, Reserve: 0.05}, pack.Markdown, quiet)
+			if err != nil {
+				return err
+			}
+			res := askResult{Question: question, Commit: p.Commit, Citations: []ask.Source{}, Sources: []ask.Source{}}
+			for i, b := range p.Blocks {
+				res.Sources = append(res.Sources, ask.Source{N: i + 1, Citation: b.Citation, Path: b.Path, Heading: b.Heading, Start: b.Start, End: b.End, Text: b.Text})
+			}
+			if len(res.Sources) == 0 {
+				res.Mode, res.Notice = "extractive", "nothing in "+p.Commit[:min(12, len(p.Commit))]+" matches the question"
+				return finishAsk(e, c.Bool("json"), &res)
+			}
+			stream := !c.Bool("json") && !c.Bool("no-stream")
+			var answer string
+			if chatCfg != nil {
+				chat, err := llm.NewChat(*chatCfg)
+				if err != nil {
+					return err
+				}
+				res.Mode, res.Model = "generated", chat.Model()
+				msgs := ask.Prompt(question, res.Sources)
+				if stream {
+					f := &ask.StreamFilter{N: len(res.Sources), Out: func(s string) { fmt.Fprint(e.Stdout, s) }}
+					answer, err = chat.Stream(c.Context, msgs, f.Write)
+					f.Flush()
+				} else {
+					answer, err = chat.Complete(c.Context, msgs)
+				}
+				if err != nil && answer == "" {
+					if c.Context.Err() != nil {
+						return c.Context.Err()
+					}
+					res.Degraded = err.Error()
+					off = "the chat model failed (" + err.Error() + ")"
+					chatCfg = nil
+				} else if err != nil {
+					res.Degraded = "the answer was cut short: " + err.Error()
+				}
+			}
+			if chatCfg == nil {
+				res.Mode, res.Model, res.Notice = "extractive", "", off+"; these are the best matching passages"
+				note("%s", res.Notice)
+				answer, _ = ask.Extractive(highlightTerms(parsed.Text), res.Sources, 3)
+				if stream {
+					fmt.Fprint(e.Stdout, answer)
+				}
+			}
+			clean, used, invalid := ask.Validate(answer, len(res.Sources))
+			res.Answer, res.Invalid = clean, invalid
+			for _, n := range used {
+				res.Citations = append(res.Citations, res.Sources[n-1])
+			}
+			if stream {
+				return printAskTail(e, &res)
+			}
+			return finishAsk(e, c.Bool("json"), &res)
+		},
+	}
+}
+
+// highlightTerms are the query's words worth showing in bold: not the
+// lone characters search mode also yields (线, 上 match everywhere), but a
+// run of them in a row is an out-of-vocabulary word (回 滚 -> 回滚).
+func highlightTerms(text string) []string {
+	var out []string
+	run := ""
+	flush := func() {
+		if len([]rune(run)) >= 2 {
+			out = append(out, run)
+		}
+		run = ""
+	}
+	for _, t := range segment.Tiny().Terms(text) {
+		if len([]rune(t)) == 1 {
+			if strings.Contains(text, run+t) {
+				run += t
+				continue
+			}
+			flush()
+			run = t
+			continue
+		}
+		flush()
+		out = append(out, t)
+	}
+	flush()
+	return out
+}
+
+// finishAsk prints a non-streamed answer.
+func finishAsk(e env, asJSON bool, res *askResult) error {
+	if asJSON {
+		return writeJSON(e.Stdout, res)
+	}
+	if res.Answer == "" && res.Notice != "" {
+		fmt.Fprintln(e.Stdout, res.Notice)
+		return nil
+	}
+	fmt.Fprint(e.Stdout, res.Answer)
+	return printAskTail(e, res)
+}
+
+// printAskTail prints what follows the answer: invented citations, then
+// the cited sources.
+func printAskTail(e env, res *askResult) error {
+	w := e.Stdout
+	if !strings.HasSuffix(res.Answer, "\n") {
+		fmt.Fprintln(w)
+	}
+	if len(res.Invalid) > 0 {
+		var ns []string
+		for _, n := range res.Invalid {
+			ns = append(ns, fmt.Sprintf("[%d]", n))
+		}
+		fmt.Fprintf(w, "\n(removed: the model cited %s, which is not among the sources)\n", strings.Join(ns, ", "))
+	}
+	if res.Degraded != "" && res.Mode == "generated" {
+		fmt.Fprintf(w, "\n(%s)\n", res.Degraded)
+	}
+	fmt.Fprintln(w)
+	for _, s := range res.Citations {
+		fmt.Fprintf(w, "[%d] %s", s.N, s.Citation)
+		if s.Heading != "" {
+			fmt.Fprintf(w, "  %s", s.Heading)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
