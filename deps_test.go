@@ -19,6 +19,7 @@ func TestDependencyDirection(t *testing.T) {
 		"index":   {mod + "search", mod + "cmd", mod + "mcp"},
 		"mcp":     {mod + "cmd", "github.com/urfave/"},
 		"ask":     {mod + "store", mod + "gitx", mod + "index", mod + "search", mod + "cmd"},
+		"rerank":  {mod + "gitx", mod + "index", mod + "cmd"},
 		"pack":    {mod + "store", mod + "gitx", mod + "index", mod + "search", mod + "cmd"},
 		"review":  {mod + "cmd", mod + "mcp", mod + "index"},
 		"hooks":   {mod + "cmd", mod + "index", mod + "search", mod + "store", mod + "gitx"},

@@ -82,6 +82,9 @@ type Result struct {
 	Symbols    []string `json:"symbols,omitempty"`
 	Highlights []string `json:"highlights,omitempty"` // query terms found in the snippet
 	MoreInFile int      `json:"more_in_file,omitempty"`
+	// After a rerank: the judge's score (0-10) and the rank before it.
+	RerankScore *float64 `json:"rerank_score,omitempty"`
+	PreRank     int      `json:"rank_before_rerank,omitempty"`
 	// In hybrid mode, the chunk's rank in each list fused (0: not in it).
 	LexicalRank int `json:"lexical_rank,omitempty"`
 	DenseRank   int `json:"dense_rank,omitempty"`
@@ -103,6 +106,7 @@ type Response struct {
 	TookMs   int64      `json:"took_ms"`
 	Results  []Result   `json:"results"`
 	Fusion   string     `json:"fusion,omitempty"`
+	Rerank   string     `json:"rerank,omitempty"` // the judge used: llm or endpoint
 	Dense    *DenseInfo `json:"dense,omitempty"`
 	// Stale is set when the commit asked for was being indexed at the
 	// time: the answer comes from the most recently indexed commit, which

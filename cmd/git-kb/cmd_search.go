@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/rerank"
 	"github.com/git-kb/git-kb/search"
 	"github.com/git-kb/git-kb/store"
 	"github.com/urfave/cli/v2"
@@ -54,6 +55,16 @@ Query language (--literal turns it off):
   @@RetryCount        the chunk that declares the symbol first
 A malformed query is refused with a caret under the bad part.
 
+Rerank. --rerank llm has the chat model (kb.chat.*) score the top 20
+results 0-10 from their heading and first lines, several at a time, and
+caches the scores by the query's words and the chunk, so asking again
+costs no calls; --rerank endpoint posts them to a cross-encoder /rerank
+API (git config kb.rerank.baseURL, kb.rerank.model: TEI, Jina, Cohere
+style). The judge's score is blended with the fusion rank (0.7 / 0.3) so a
+strong exact match is not buried; --json shows rerank_score and
+rank_before_rerank. If the judge fails, results stay in fusion order and
+"degraded" says so. Default: kb.rerank.mode, else off.
+
 Examples:
   git kb search "发布失败后如何回滚"
   git kb search -n 5 "retry_count 配置"
@@ -70,6 +81,8 @@ Examples:
 			&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf"},
 			&cli.StringFlag{Name: "since", Usage: "only files changed since `DATE` (2026-01-01, \"2 weeks ago\": as git log --since)"},
 			&cli.BoolFlag{Name: "literal", Usage: "take the query as plain words: no operators, quotes or -exclusions"},
+			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
+			&cli.Float64Flag{Name: "min-score", Usage: "with --rerank, drop results the judge scored below this (0-10)"},
 		},
 		Action: func(c *cli.Context) error {
 			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
@@ -114,9 +127,23 @@ Examples:
 			if err != nil {
 				return err
 			}
+			rmode, err := kb.rerankMode(c.Context, c.String("rerank"))
+			if err != nil {
+				return err
+			}
+			var judge rerank.Scorer
+			if rmode != "off" {
+				if judge, err = kb.scorer(c.Context, e, rmode, query); err != nil {
+					return err
+				}
+				req.K = max(req.K, rerankDepth)
+			}
 			resp, err := kb.search(c.Context, e, req, c.String("rev"), quiet, c.Bool("no-index"))
 			if err != nil {
 				return err
+			}
+			if judge != nil {
+				kb.applyRerank(c.Context, e, resp, judge, rmode, query, c.Int("n"), c.Float64("min-score"))
 			}
 			if resp.Degraded != "" {
 				notifier(e, quiet)("%s", resp.Degraded)

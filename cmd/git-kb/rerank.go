@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/rerank"
+	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/segment"
+)
+
+// rerankDepth is how many results the judge sees: enough to lift a good
+// result from below the fold, few enough to keep calls bounded.
+const rerankDepth = 20
+
+// rerankMode is --rerank, else kb.rerank.mode, else off.
+func (k *kbRepo) rerankMode(ctx context.Context, flag string) (string, error) {
+	mode := flag
+	if mode == "" {
+		v, err := k.repo.Config(ctx, "kb.rerank.mode")
+		if err != nil {
+			return "", err
+		}
+		mode = strings.ToLower(v)
+	}
+	switch mode {
+	case "", "off", "none":
+		return "off", nil
+	case "llm", "endpoint":
+		return mode, nil
+	}
+	return "", usagef("rerank mode %q: want off, llm or endpoint", mode)
+}
+
+// scorer builds the judge for mode.
+func (k *kbRepo) scorer(ctx context.Context, e env, mode string, query string) (rerank.Scorer, error) {
+	kv, err := k.repo.ConfigSection(ctx, "kb")
+	if err != nil {
+		return nil, err
+	}
+	key := e.getenv("GIT_KB_API_KEY")
+	if key == "" {
+		key = e.getenv("OPENAI_API_KEY")
+	}
+	switch mode {
+	case "llm":
+		cfg, off, err := readChatConfig(ctx, e, k.repo)
+		if err != nil {
+			return nil, err
+		}
+		if cfg == nil {
+			return nil, usagef("--rerank llm needs a chat model: %s", off)
+		}
+		chat, err := llm.NewChat(*cfg)
+		if err != nil {
+			return nil, err
+		}
+		conc, _ := strconv.Atoi(kv["kb.rerank.concurrency"])
+		return &rerank.LLM{Chat: chat, Concurrency: conc, CacheDir: filepath.Join(k.repo.KBDir(), "cache", "rerank"),
+			Keywords: rerank.Keywords(segment.Tiny().Terms(query))}, nil
+	default:
+		base := kv["kb.rerank.baseurl"]
+		if base == "" {
+			return nil, usagef("--rerank endpoint needs git config kb.rerank.baseURL (a TEI, Jina or Cohere-style /rerank server)")
+		}
+		ep := &rerank.Endpoint{BaseURL: base, Model: kv["kb.rerank.model"], APIKey: key}
+		if ms, err := strconv.Atoi(kv["kb.rerank.timeoutms"]); err == nil && ms > 0 {
+			ep.Timeout = time.Duration(ms) * time.Millisecond
+		}
+		return ep, nil
+	}
+}
+
+// applyRerank reorders resp's results with the judge; on failure the
+// results stay as they were and resp.Degraded says why.
+func (k *kbRepo) applyRerank(ctx context.Context, e env, resp *search.Response, s rerank.Scorer, mode, query string, k2 int, minScore float64) {
+	if len(resp.Results) == 0 {
+		return
+	}
+	cands := make([]rerank.Candidate, len(resp.Results))
+	for i, r := range resp.Results {
+		cands[i] = rerank.Candidate{Key: fmt.Sprintf("%s:%d-%d", r.Blob, r.StartLine, r.EndLine), View: compactView(k, r)}
+	}
+	out, err := rerank.Apply(ctx, s, query, resp.Results, cands, rerank.Options{MinScore: minScore})
+	if err != nil {
+		why := "rerank failed (" + err.Error() + "); results are in fusion order"
+		if resp.Degraded != "" {
+			why = resp.Degraded + "; " + why
+		}
+		resp.Degraded = why
+		resp.Results = resp.Results[:min(k2, len(resp.Results))]
+		return
+	}
+	resp.Rerank = mode
+	resp.Results = out[:min(k2, len(out))]
+}
+
+// compactView is what the judge reads: the heading (or declaration) and
+// the first lines of the chunk, at most ~800 bytes.
+func compactView(k *kbRepo, r search.Result) string {
+	var b strings.Builder
+	if r.Heading != "" {
+		b.WriteString(r.Heading + "\n")
+	}
+	if lines, err := blobLines(k.repo, r.Blob); err == nil {
+		for i := max(1, r.StartLine); i <= min(len(lines), r.EndLine) && i < r.StartLine+15 && b.Len() < 800; i++ {
+			b.WriteString(lines[i-1] + "\n")
+		}
+	} else {
+		b.WriteString(r.Snippet)
+	}
+	s := b.String()
+	if len(s) > 900 {
+		s = strings.ToValidUTF8(s[:900], "")
+	}
+	return s
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx/gittest"
+)
+
+// judgeServer is a chat model that scores a passage 9 if it mentions
+// favourite, else 2.
+type judgeServer struct {
+	favourite string
+	calls     atomic.Int32
+}
+
+func (s *judgeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.calls.Add(1)
+	var req struct {
+		Model    string
+		Messages []struct{ Role, Content string }
+	}
+	b, _ := io.ReadAll(r.Body)
+	json.Unmarshal(b, &req)
+	score := "2"
+	if strings.Contains(req.Messages[len(req.Messages)-1].Content, s.favourite) {
+		score = "9"
+	}
+	fmt.Fprintf(w, `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"%s"},"finish_reason":"stop"}]}`, score)
+}
+
+func TestRerankLLMCachesAndBlends(t *testing.T) {
+	js := &judgeServer{favourite: "deploy rollback"}
+	srv := httptest.NewServer(js)
+	defer srv.Close()
+	dir := gittest.New(t, docs)
+	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
+	gittest.Git(t, dir, "config", "kb.chat.model", "judge")
+
+	plain := searchJSON(t, dir, "连接池 回滚 重试")
+	if plain.Results[0].Path == "docs/runbook/rollback.md" {
+		t.Fatalf("the test needs another first result without rerank: %v", paths(plain))
+	}
+	r := searchJSON(t, dir, "--rerank", "llm", "连接池 回滚 重试")
+	if r.Rerank != "llm" || len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
+		t.Fatalf("reranked: %s %v (plain %v)", r.Rerank, paths(r), paths(plain))
+	}
+	first := r.Results[0]
+	if first.RerankScore == nil || *first.RerankScore != 9 || first.PreRank == 0 {
+		t.Errorf("first result: %+v", first)
+	}
+	calls := js.calls.Load()
+	if int(calls) != len(plain.Results) {
+		t.Errorf("%d judge calls for %d results", calls, len(plain.Results))
+	}
+	// The same words in another order: all from the cache.
+	again := searchJSON(t, dir, "--rerank", "llm", "重试 回滚 连接池")
+	if js.calls.Load() != calls || again.Results[0].Path != first.Path {
+		t.Errorf("second run made %d more calls", js.calls.Load()-calls)
+	}
+	// --min-score drops what the judge scored low.
+	if m := searchJSON(t, dir, "--rerank", "llm", "--min-score", "5", "连接池 回滚 重试"); len(m.Results) != 1 {
+		t.Errorf("min-score 5: %v", paths(m))
+	}
+}
+
+func TestRerankEndpointAndFailure(t *testing.T) {
+	var calls atomic.Int32
+	fail := atomic.Bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.URL.Path != "/rerank" {
+			http.NotFound(w, r)
+			return
+		}
+		if fail.Load() {
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"error":"slow down"}`)
+			return
+		}
+		var req struct {
+			Query     string   `json:"query"`
+			Documents []string `json:"documents"`
+			Texts     []string `json:"texts"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if len(req.Documents) == 0 || len(req.Texts) != len(req.Documents) {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		// TEI's shape: a bare array, logits for scores.
+		var out []map[string]any
+		for i, d := range req.Documents {
+			score := -3.0
+			if strings.Contains(d, "RetryCount") {
+				score = 4.0
+			}
+			out = append(out, map[string]any{"index": i, "score": score})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	defer srv.Close()
+	dir := gittest.New(t, docs)
+	gittest.Git(t, dir, "config", "kb.rerank.baseURL", srv.URL)
+	gittest.Git(t, dir, "config", "kb.rerank.mode", "endpoint")
+
+	plain := searchJSON(t, dir, "--rerank", "off", "连接池 retry")
+	if plain.Results[0].Path == "internal/retry/retry.go" {
+		t.Fatalf("the test needs another first result without rerank: %v", paths(plain))
+	}
+	r := searchJSON(t, dir, "连接池 retry")
+	if r.Rerank != "endpoint" || r.Results[0].Path != "internal/retry/retry.go" || *r.Results[0].RerankScore < 9 {
+		t.Fatalf("endpoint rerank: %s %v", r.Rerank, paths(r))
+	}
+	fail.Store(true)
+	d := searchJSON(t, dir, "连接池 retry")
+	if d.Rerank != "" || !strings.Contains(d.Degraded, "rerank failed") || !strings.Contains(d.Degraded, "429") || len(d.Results) == 0 {
+		t.Errorf("failing endpoint: %+v", d)
+	}
+	if off := searchJSON(t, dir, "--rerank", "off", "重试"); off.Rerank != "" || off.Degraded != "" {
+		t.Errorf("--rerank off: %+v", off)
+	}
+	if _, _, code := kb(t, dir, "search", "--rerank", "magic", "x"); code != 2 {
+		t.Errorf("bad mode: exit %d", code)
+	}
+}
