@@ -56,6 +56,46 @@ type Request struct {
 	// Parsed, if set, is Query in the query language (ParseQuery): its
 	// free text is ranked and its operators filter.
 	Parsed *Query
+	// Now and StaleAfter decide which docs are stale (front-matter
+	// last_reviewed older than StaleAfter; 0: 365 days; Now zero: now).
+	Now        time.Time
+	StaleAfter time.Duration
+}
+
+// Doc health values of Result.Health.
+const (
+	HealthDeprecated = "deprecated"
+	HealthStale      = "stale"
+)
+
+// deprecatedWeight scales a deprecated document's score.
+const deprecatedWeight = 0.5
+
+// docHealth reads a document's front-matter.
+func docHealth(meta map[string]string, now time.Time, staleAfter time.Duration) string {
+	if meta == nil {
+		return ""
+	}
+	if strings.EqualFold(strings.TrimSpace(meta["confidence"]), "deprecated") || strings.EqualFold(strings.TrimSpace(meta["status"]), "deprecated") {
+		return HealthDeprecated
+	}
+	if v := strings.Trim(strings.TrimSpace(meta["last_reviewed"]), `"'`); v != "" {
+		if now.IsZero() {
+			now = time.Now()
+		}
+		if staleAfter <= 0 {
+			staleAfter = 365 * 24 * time.Hour
+		}
+		for _, layout := range []string{"2006-01-02", time.RFC3339, "2006/01/02", "2006-01"} {
+			if t, err := time.Parse(layout, v); err == nil {
+				if now.Sub(t) > staleAfter {
+					return HealthStale
+				}
+				break
+			}
+		}
+	}
+	return ""
 }
 
 // Retrieval modes.
@@ -82,6 +122,9 @@ type Result struct {
 	Symbols    []string `json:"symbols,omitempty"`
 	Highlights []string `json:"highlights,omitempty"` // query terms found in the snippet
 	MoreInFile int      `json:"more_in_file,omitempty"`
+	// Health is "deprecated" (front-matter confidence: deprecated; the
+	// file is demoted) or "stale" (last_reviewed older than StaleAfter).
+	Health string `json:"health,omitempty"`
 	// After a rerank: the judge's score (0-10) and the rank before it.
 	RerankScore *float64 `json:"rerank_score,omitempty"`
 	PreRank     int      `json:"rank_before_rerank,omitempty"`
@@ -99,15 +142,17 @@ type DenseInfo struct {
 
 // Response is the answer to a Request.
 type Response struct {
-	Query    string     `json:"query"`
-	Commit   string     `json:"commit"`
-	Mode     string     `json:"mode"`
-	Degraded string     `json:"degraded"`
-	TookMs   int64      `json:"took_ms"`
-	Results  []Result   `json:"results"`
-	Fusion   string     `json:"fusion,omitempty"`
-	Rerank   string     `json:"rerank,omitempty"` // the judge used: llm or endpoint
-	Dense    *DenseInfo `json:"dense,omitempty"`
+	Query    string   `json:"query"`
+	Commit   string   `json:"commit"`
+	Mode     string   `json:"mode"`
+	Degraded string   `json:"degraded"`
+	TookMs   int64    `json:"took_ms"`
+	Results  []Result `json:"results"`
+	Fusion   string   `json:"fusion,omitempty"`
+	Rerank   string   `json:"rerank,omitempty"` // the judge used: llm or endpoint
+	// StaleAfter is the age past which a doc's last_reviewed marks it stale.
+	StaleAfter string     `json:"stale_after,omitempty"`
+	Dense      *DenseInfo `json:"dense,omitempty"`
 	// Stale is set when the commit asked for was being indexed at the
 	// time: the answer comes from the most recently indexed commit, which
 	// Commit names and every citation pins.
@@ -212,6 +257,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		req.Fusion = FusionRRF
 	}
 	resp := &Response{Query: req.Query, Commit: hex.EncodeToString(req.Commit[:]), Mode: req.Mode, Results: []Result{}}
+	if req.StaleAfter > 0 {
+		resp.StaleAfter = fmt.Sprintf("%dd", int(req.StaleAfter.Hours()/24))
+	}
 	v := req.View
 
 	t0 := time.Now()
@@ -456,6 +504,26 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits
 		}
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
+	// Doc health: a document whose front-matter says it is deprecated is
+	// demoted (halved), not hidden. Only the files that could reach the
+	// page are looked at, so their metadata is all that is decoded.
+	health := map[string]string{}
+	for i, f := range files {
+		if i >= 3*req.K+10 {
+			break
+		}
+		m, err := s.blobMeta(f.entry.Blob)
+		if err != nil {
+			return err
+		}
+		if h := docHealth(m.Meta, req.Now, req.StaleAfter); h != "" {
+			health[f.entry.Path] = h
+			if h == HealthDeprecated {
+				f.score *= deprecatedWeight
+			}
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
 	var picked []hit
 	var pickedEntries []*store.ViewEntry
 	extra := map[string]int{}
@@ -503,7 +571,7 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits
 			ChunkID: fmt.Sprintf("%s:%d", blob[:12], idx),
 			Title:   m.Title, Heading: cm.Heading, Snippet: snip, Highlights: hl,
 			Citation: fmt.Sprintf("%s:%s#L%d-L%d", commit, e.Path, cm.Start, cm.End),
-			Lang:     m.Lang, Symbols: cm.Symbols, MoreInFile: extra[e.Path],
+			Lang:     m.Lang, Symbols: cm.Symbols, MoreInFile: extra[e.Path], Health: health[e.Path],
 			LexicalRank: h.lexRank, DenseRank: h.denseRank,
 		})
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
@@ -165,9 +167,10 @@ Examples:
 // command builds once, and what the MCP server keeps for its lifetime (so
 // the embedder's query cache and the decoded vectors stay warm).
 type kbRepo struct {
-	repo  *gitx.Repo
-	cfg   *embedConfig
-	dense *search.Dense // nil: dense retrieval is off, for cfg.Off
+	repo       *gitx.Repo
+	cfg        *embedConfig
+	dense      *search.Dense // nil: dense retrieval is off, for cfg.Off
+	staleAfter time.Duration // kb.staleAfter
 }
 
 func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
@@ -179,8 +182,33 @@ func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &kbRepo{repo: repo, cfg: cfg, dense: dense}, nil
+	k := &kbRepo{repo: repo, cfg: cfg, dense: dense, staleAfter: 365 * 24 * time.Hour}
+	if v, err := repo.Config(ctx, "kb.staleAfter"); err != nil {
+		return nil, err
+	} else if v != "" {
+		if k.staleAfter, err = parseAge(v); err != nil {
+			return nil, fmt.Errorf("git config kb.staleAfter = %q: %w", v, err)
+		}
+	}
+	return k, nil
 }
+
+// parseAge reads 365d, 26w, 12h or any Go duration.
+func parseAge(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, err := strconv.Atoi(strings.TrimSuffix(v, suffix)); err == nil && strings.HasSuffix(v, suffix) && n > 0 {
+			return time.Duration(n) * unit, nil
+		}
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("want an age like 365d, 26w or 720h")
+	}
+	return d, nil
+}
+
+func staleText(resp *search.Response) string { return resp.StaleAfter }
 
 // search resolves the commit, makes sure it is indexed and searches it.
 func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev string, quiet, noIndex bool) (*search.Response, error) {
@@ -203,10 +231,15 @@ type openView struct {
 	commit   store.SHA
 	view     *store.View
 	stale    *search.Stale // set when another commit's view stands in
+	// staleAfter is kb.staleAfter, for doc health.
+	staleAfter time.Duration
 }
 
 func (v *openView) search(ctx context.Context, req search.Request) (*search.Response, error) {
 	req.Commit, req.View = v.commit, v.view
+	if req.StaleAfter == 0 {
+		req.StaleAfter = v.staleAfter
+	}
 	resp, err := v.searcher.Search(ctx, req)
 	if resp != nil {
 		resp.Stale = v.stale
@@ -239,7 +272,7 @@ func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex boo
 			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.dense, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
 		}
 		if err == nil {
-			return &openView{db: db, searcher: newSearcher(db), commit: commit, view: view}, nil
+			return &openView{db: db, searcher: newSearcher(db), commit: commit, view: view, staleAfter: k.staleAfter}, nil
 		}
 		// The commit is being indexed right now: answer from the last
 		// complete view instead of waiting, and say so.
@@ -247,7 +280,7 @@ func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex boo
 			if db, err := store.Open(ctx, index.DBDir(repo), ro); err == nil {
 				if ref, v := latestView(db); v != nil {
 					note("%s (%s) is being indexed; answering from %s, the last indexed commit", rev, commit.String()[:12], hex.EncodeToString(ref.Commit[:6]))
-					return &openView{db: db, searcher: newSearcher(db), commit: ref.Commit, view: v,
+					return &openView{db: db, searcher: newSearcher(db), commit: ref.Commit, view: v, staleAfter: k.staleAfter,
 						stale: &search.Stale{Requested: commit.String(), Reason: "being indexed by another git kb process; this is the last indexed commit"}}, nil
 				}
 				db.Close()
@@ -303,6 +336,12 @@ func printResults(e env, resp *search.Response) {
 		more := ""
 		if r.MoreInFile > 0 {
 			more = fmt.Sprintf("  (+%d more in file)", r.MoreInFile)
+		}
+		switch r.Health {
+		case search.HealthDeprecated:
+			more += "  " + style(e, "33", "[deprecated]")
+		case search.HealthStale:
+			more += "  " + style(e, "33", "[stale: not reviewed for over "+staleText(resp)+"]")
 		}
 		fmt.Fprintf(w, "%2d. %s  L%d-L%d  %s%s\n", r.Rank, style(e, "1", r.Path), r.StartLine, r.EndLine, where, more)
 		fmt.Fprintf(w, "    %s\n", highlight(e, r.Snippet, r.Highlights))
