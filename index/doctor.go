@@ -46,19 +46,11 @@ func Doctor(ctx context.Context, repo *gitx.Repo, emb llm.Embedder) ([]Check, er
 		add("format", "ok", fmt.Sprintf("format %d, pipeline %d, %d MiB", db.Format.Format, db.Format.Pipeline, db.Size()>>20), "")
 	}
 
-	refs, err := db.Refs()
+	refs, exists, err := refsInGit(ctx, repo, db)
 	if err != nil {
 		return nil, err
 	}
 	segs, err := db.Segments()
-	if err != nil {
-		return nil, err
-	}
-	var shas []string
-	for _, r := range refs {
-		shas = append(shas, hex.EncodeToString(r.Commit[:]))
-	}
-	exists, err := repo.ExistingCommits(ctx, shas)
 	if err != nil {
 		return nil, err
 	}

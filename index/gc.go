@@ -79,15 +79,7 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 		return nil, err
 	}
 	defer db.Close()
-	refs, err := db.Refs()
-	if err != nil {
-		return nil, err
-	}
-	var shas []string
-	for _, r := range refs {
-		shas = append(shas, hex.EncodeToString(r.Commit[:]))
-	}
-	exists, err := repo.ExistingCommits(ctx, shas)
+	refs, exists, err := refsInGit(ctx, repo, db)
 	if err != nil {
 		return nil, err
 	}
@@ -149,4 +141,18 @@ func pruneQueryCache(dir, model string, age time.Duration, dryRun bool) (files i
 		}
 	}
 	return files, bytes
+}
+
+// refsInGit lists the indexed commits and says which of them git still has.
+func refsInGit(ctx context.Context, repo *gitx.Repo, db *store.DB) ([]store.Ref, map[string]bool, error) {
+	refs, err := db.Refs()
+	if err != nil {
+		return nil, nil, err
+	}
+	var shas []string
+	for _, r := range refs {
+		shas = append(shas, hex.EncodeToString(r.Commit[:]))
+	}
+	exists, err := repo.ExistingCommits(ctx, shas)
+	return refs, exists, err
 }

@@ -52,24 +52,7 @@ func NewChat(cfg ChatConfig) (*Chat, error) {
 	if cfg.RetryBase <= 0 {
 		cfg.RetryBase = 500 * time.Millisecond
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hc2 := *hc
-	hc2.Transport = retryAfterTransport{base}
-	key := cfg.APIKey
-	if key == "" {
-		key = "none"
-	}
-	oc := openai.DefaultConfig(key)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &hc2
-	return &Chat{cfg: cfg, client: openai.NewClientWithConfig(oc)}, nil
+	return &Chat{cfg: cfg, client: newClient(cfg.BaseURL, cfg.APIKey, cfg.HTTPClient)}, nil
 }
 
 // Model is the configured model name.

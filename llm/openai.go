@@ -78,24 +78,7 @@ func NewOpenAIEmbedder(cfg EmbedConfig) (*OpenAIEmbedder, error) {
 	if cfg.RetryBase <= 0 {
 		cfg.RetryBase = 500 * time.Millisecond
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hc2 := *hc
-	hc2.Transport = retryAfterTransport{base}
-	key := cfg.APIKey
-	if key == "" {
-		key = "none" // local servers ignore it, but go-openai always sends one
-	}
-	oc := openai.DefaultConfig(key)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &hc2
-	e := &OpenAIEmbedder{cfg: cfg, client: openai.NewClientWithConfig(oc)}
+	e := &OpenAIEmbedder{cfg: cfg, client: newClient(cfg.BaseURL, cfg.APIKey, cfg.HTTPClient)}
 	e.dim.Store(int64(cfg.Dimensions))
 	return e, nil
 }
@@ -314,6 +297,27 @@ func backoff(base time.Duration, attempt int) time.Duration {
 		ceil = 30 * time.Second
 	}
 	return base/2 + time.Duration(rand.Int64N(int64(ceil)))
+}
+
+// newClient is a go-openai client for an OpenAI-compatible endpoint, with
+// Retry-After recorded for the retry loops.
+func newClient(baseURL, apiKey string, hc *http.Client) *openai.Client {
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc2 := *hc
+	hc2.Transport = retryAfterTransport{base}
+	if apiKey == "" {
+		apiKey = "none" // local servers ignore it, but go-openai always sends one
+	}
+	oc := openai.DefaultConfig(apiKey)
+	oc.BaseURL = strings.TrimRight(baseURL, "/")
+	oc.HTTPClient = &hc2
+	return openai.NewClientWithConfig(oc)
 }
 
 type retryAfterKey struct{}

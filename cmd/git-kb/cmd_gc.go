@@ -108,11 +108,7 @@ run of the hooks ended. Exits 1 if something is broken.`,
 			if err != nil {
 				return err
 			}
-			cfg, err := readEmbedConfig(c.Context, e, repo)
-			if err != nil {
-				return err
-			}
-			emb, err := cfg.embedder(false)
+			cfg, emb, err := configuredEmbedder(c.Context, e, repo)
 			if err != nil {
 				return err
 			}

@@ -18,11 +18,7 @@ func statusCommand(e env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := readEmbedConfig(c.Context, e, repo)
-			if err != nil {
-				return err
-			}
-			emb, err := cfg.embedder(false)
+			cfg, emb, err := configuredEmbedder(c.Context, e, repo)
 			if err != nil {
 				return err
 			}

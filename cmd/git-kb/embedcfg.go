@@ -112,3 +112,14 @@ func denseFor(c *embedConfig, repo *gitx.Repo) (*search.Dense, error) {
 	}
 	return &search.Dense{Embedder: emb, Model: index.ModelKey(emb), QueryCacheDir: filepath.Join(repo.KBDir(), "cache", "query")}, nil
 }
+
+// configuredEmbedder reads kb.embed.* and builds the query-side embedder
+// (nil when dense is off; cfg.Off says why).
+func configuredEmbedder(ctx context.Context, e env, repo *gitx.Repo) (*embedConfig, llm.Embedder, error) {
+	cfg, err := readEmbedConfig(ctx, e, repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	emb, err := cfg.embedder(false)
+	return cfg, emb, err
+}
