@@ -89,6 +89,7 @@ Examples:
 			&cli.IntFlag{Name: "budget", Value: 6000, Usage: "tokens of sources given to the model"},
 			&cli.BoolFlag{Name: "no-stream", Usage: "wait for the whole answer instead of streaming it"},
 			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid"},
+			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 sources first: off, llm or endpoint (default kb.rerank.mode or off)"},
 		},
 		Action: func(c *cli.Context) error {
 			question := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
@@ -116,7 +117,7 @@ Examples:
 			}
 			quiet := c.Bool("quiet")
 			note := notifier(e, quiet)
-			p, err := kb.contextPack(c.Context, e, search.Request{Query: question, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Int("budget"), pack.Ratios{Whole: 0.3, Sections: 0.65, Reserve: 0.05}, pack.Markdown, quiet)
+			p, err := kb.contextPack(c.Context, e, search.Request{Query: question, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Int("budget"), pack.Ratios{Whole: 0.3, Sections: 0.65, Reserve: 0.05}, pack.Markdown, c.String("rerank"), quiet)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/pack"
+	"github.com/git-kb/git-kb/rerank"
 	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
 )
@@ -38,6 +39,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, json or xml"},
 			&cli.StringFlag{Name: "ratios", Usage: "budget shares of whole documents, sections and reserve (default kb.context.ratios or 0.6,0.35,0.05)"},
 			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid (default: hybrid with an embedder configured)"},
+			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 before packing: off, llm or endpoint (default kb.rerank.mode or off; see git kb search --help)"},
 		},
 		Action: func(c *cli.Context) error {
 			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
@@ -78,7 +80,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Int("budget"), ratios, format, c.Bool("quiet"))
+			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Int("budget"), ratios, format, c.String("rerank"), c.Bool("quiet"))
 			if err != nil {
 				return err
 			}
@@ -93,11 +95,24 @@ Examples:
 
 // contextPack retrieves for req (40 chunks, up to 4 per file) and packs
 // the results into budget tokens.
-func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev string, budget int, ratios pack.Ratios, format string, quiet bool) (*pack.Pack, error) {
+func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev string, budget int, ratios pack.Ratios, format, rerankFlag string, quiet bool) (*pack.Pack, error) {
 	req.K, req.PerFile = 40, 4
+	mode, err := k.rerankMode(ctx, rerankFlag)
+	if err != nil {
+		return nil, err
+	}
+	var judge rerank.Scorer
+	if mode != "off" {
+		if judge, err = k.scorer(ctx, e, mode, req.Query); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := k.search(ctx, e, req, rev, quiet, false)
 	if err != nil {
 		return nil, err
+	}
+	if judge != nil {
+		k.applyRerank(ctx, e, resp, judge, mode, req.Query, len(resp.Results), 0)
 	}
 	if resp.Degraded != "" {
 		notifier(e, quiet)("%s", resp.Degraded)

@@ -248,7 +248,7 @@ func (b *mcpBackend) ContextPack(ctx context.Context, req search.Request, rev st
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	p, err := b.kb.contextPack(ctx, b.e, req, rev, budget, pack.DefaultRatios, pack.JSON, true)
+	p, err := b.kb.contextPack(ctx, b.e, req, rev, budget, pack.DefaultRatios, pack.JSON, "", true)
 	return p, friendly(err)
 }
 

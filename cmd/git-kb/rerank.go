@@ -82,11 +82,21 @@ func (k *kbRepo) applyRerank(ctx context.Context, e env, resp *search.Response, 
 	if len(resp.Results) == 0 {
 		return
 	}
-	cands := make([]rerank.Candidate, len(resp.Results))
-	for i, r := range resp.Results {
+	// The judge sees the first rerankDepth; the rest keep their order
+	// behind them.
+	head, tail := resp.Results, []search.Result(nil)
+	if len(head) > rerankDepth {
+		head, tail = head[:rerankDepth], head[rerankDepth:]
+	}
+	cands := make([]rerank.Candidate, len(head))
+	for i, r := range head {
 		cands[i] = rerank.Candidate{Key: fmt.Sprintf("%s:%d-%d", r.Blob, r.StartLine, r.EndLine), View: compactView(k, r)}
 	}
-	out, err := rerank.Apply(ctx, s, query, resp.Results, cands, rerank.Options{MinScore: minScore})
+	out, err := rerank.Apply(ctx, s, query, head, cands, rerank.Options{MinScore: minScore})
+	for _, r := range tail {
+		r.PreRank, r.Rank = r.Rank, len(out)+1
+		out = append(out, r)
+	}
 	if err != nil {
 		why := "rerank failed (" + err.Error() + "); results are in fusion order"
 		if resp.Degraded != "" {

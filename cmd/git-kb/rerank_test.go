@@ -130,3 +130,20 @@ func TestRerankEndpointAndFailure(t *testing.T) {
 		t.Errorf("bad mode: exit %d", code)
 	}
 }
+
+// Rerank before packing: the judged-best file leads the context pack.
+func TestRerankContextPack(t *testing.T) {
+	js := &judgeServer{favourite: "deploy rollback"}
+	srv := httptest.NewServer(js)
+	defer srv.Close()
+	dir := gittest.New(t, docs)
+	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
+	gittest.Git(t, dir, "config", "kb.chat.model", "judge")
+	out, errs, code := kb(t, dir, "context", "-q", "--rerank", "llm", "--format", "json", "--budget", "2000", "连接池 回滚 重试")
+	var p struct {
+		Blocks []struct{ Path string }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &p) != nil || len(p.Blocks) == 0 || p.Blocks[0].Path != "docs/runbook/rollback.md" || js.calls.Load() == 0 {
+		t.Errorf("context --rerank llm: exit %d %s %+v", code, errs, p)
+	}
+}
