@@ -45,7 +45,10 @@ func Prompt(question string, sources []Source) []llm.Message {
 }
 
 // citeRE matches [1], [1, 2], [1，2], [1、2].
-var citeRE = regexp.MustCompile(`\[(\d+(?:\s*[,，、]\s*\d+)*)\]`)
+var (
+	citeRE   = regexp.MustCompile(`\[(\d+(?:\s*[,，、]\s*\d+)*)\]`)
+	digitsRE = regexp.MustCompile(`\d+`)
+)
 
 // Validate removes citations of sources that do not exist (1..n) from the
 // answer and reports them; used lists the valid ones in first-use order.
@@ -53,7 +56,7 @@ func Validate(answer string, n int) (clean string, used, invalid []int) {
 	seenUsed, seenBad := map[int]bool{}, map[int]bool{}
 	clean = citeRE.ReplaceAllStringFunc(answer, func(m string) string {
 		var keep []string
-		for _, part := range regexp.MustCompile(`\d+`).FindAllString(m, -1) {
+		for _, part := range digitsRE.FindAllString(m, -1) {
 			k, _ := strconv.Atoi(part)
 			if k >= 1 && k <= n {
 				keep = append(keep, part)

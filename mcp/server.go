@@ -232,35 +232,42 @@ func (t *tools) keywordSearch(ctx context.Context, _ *sdk.CallToolRequest, in Ke
 }
 
 func (t *tools) search(ctx context.Context, r *Repo, query string, k int, scope, rev, mode string) (*search.Response, error) {
-	query = strings.TrimSpace(query)
-	if query == "" {
-		return nil, errors.New("query is empty: say what to look for")
-	}
 	switch {
 	case k == 0:
 		k = defaultTopK
 	case k < 0 || k > maxTopK:
 		return nil, fmt.Errorf("top_k %d: want 1 to %d", k, maxTopK)
 	}
-	req := search.Request{Query: query, K: k, Mode: mode}
-	parsed, err := search.ParseQuery(query)
+	req, err := request(query, scope, "say what to look for")
 	if err != nil {
 		return nil, err
 	}
-	req.Parsed = parsed
-	if strings.TrimSpace(scope) != "" {
-		match, err := search.PathScope(scope)
-		if err != nil {
-			return nil, err
-		}
-		req.Scope = match
-	}
+	req.K, req.Mode = k, mode
 	resp, err := r.Backend.Search(ctx, req, rev)
 	if err != nil {
 		return nil, err
 	}
 	resp.Timings, resp.Terms = nil, nil
 	return resp, nil
+}
+
+// request parses a tool's query (query language) and path scope.
+func request(query, scope, hint string) (search.Request, error) {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return search.Request{}, errors.New("query is empty: " + hint)
+	}
+	parsed, err := search.ParseQuery(query)
+	if err != nil {
+		return search.Request{}, err
+	}
+	req := search.Request{Query: query, Parsed: parsed}
+	if strings.TrimSpace(scope) != "" {
+		if req.Scope, err = search.PathScope(scope); err != nil {
+			return search.Request{}, err
+		}
+	}
+	return req, nil
 }
 
 // DocumentIn are get_document's arguments.
@@ -406,19 +413,9 @@ func (t *tools) contextPack(ctx context.Context, _ *sdk.CallToolRequest, in Pack
 	case in.Budget < 100 || in.Budget > 100000:
 		return nil, nil, fmt.Errorf("budget %d: want 100 to 100000 tokens", in.Budget)
 	}
-	q := strings.TrimSpace(in.Query)
-	if q == "" {
-		return nil, nil, errors.New("query is empty: say what the context is for")
-	}
-	parsed, err := search.ParseQuery(q)
+	req, err := request(in.Query, in.Path, "say what the context is for")
 	if err != nil {
 		return nil, nil, err
-	}
-	req := search.Request{Query: q, Parsed: parsed}
-	if strings.TrimSpace(in.Path) != "" {
-		if req.Scope, err = search.PathScope(in.Path); err != nil {
-			return nil, nil, err
-		}
 	}
 	p, err := r.Backend.ContextPack(ctx, req, in.Rev, in.Budget)
 	return nil, p, err

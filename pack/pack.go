@@ -105,6 +105,7 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		path, blob, lang string
 		rank             int
 		spans            []Candidate
+		lines            []string
 	}
 	var files []*file
 	byPath := map[string]*file{}
@@ -138,6 +139,7 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		if err != nil {
 			return nil, err
 		}
+		f.lines = lines // read once: sections below cut from the same lines
 		b := Block{Path: f.path, Start: 1, End: len(lines), Kind: "document", Lang: f.lang, rank: f.rank}
 		b.Text = strings.Join(lines, "\n")
 		b.Citation = fmt.Sprintf("%s:%s#L1-L%d", o.Commit, f.path, len(lines))
@@ -156,10 +158,7 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		if whole[f.path] {
 			continue
 		}
-		lines, err := o.Lines(f.blob)
-		if err != nil {
-			return nil, err
-		}
+		lines := f.lines
 		spans := append([]Candidate(nil), f.spans...)
 		sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
 		for i := 0; i < len(spans); {

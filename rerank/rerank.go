@@ -109,7 +109,7 @@ func Keywords(terms []string) string {
 // time, through a cache.
 type LLM struct {
 	Chat        *llm.Chat
-	Concurrency int
+	Concurrency int    // calls in flight (default 4)
 	CacheDir    string // "" disables the cache
 	Keywords    string // the query's normalised keywords (cache key)
 	mu          sync.Mutex
@@ -138,8 +138,8 @@ func (l *LLM) Score(ctx context.Context, query string, cands []Candidate) ([]flo
 			todo = append(todo, i)
 		}
 	}
-	workers := max(1, l.Concurrency)
-	if workers == 1 && len(todo) > 1 {
+	workers := l.Concurrency
+	if workers <= 0 {
 		workers = 4
 	}
 	var wg sync.WaitGroup

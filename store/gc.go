@@ -60,21 +60,13 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 			return nil, err
 		}
 		for _, e := range v.Entries {
-			liveBlobs[e.Blob] = true
 			if e.N > 0 {
 				liveSegs[e.Seg] = true
-			}
-		}
-	}
-	seenBlob := map[SHA]bool{}
-	for tree := range liveTrees {
-		if v, err := d.View(pv, tree); err == nil {
-			for _, e := range v.ChunkEntries(nil) {
-				if !seenBlob[e.Blob] {
-					seenBlob[e.Blob] = true
+				if !liveBlobs[e.Blob] { // a blob's chunks count once
 					liveChunks[e.Seg] += e.N
 				}
 			}
+			liveBlobs[e.Blob] = true
 		}
 	}
 	if segs, err := d.Segments(); err == nil {

@@ -208,8 +208,6 @@ func parseAge(v string) (time.Duration, error) {
 	return d, nil
 }
 
-func staleText(resp *search.Response) string { return resp.StaleAfter }
-
 // search resolves the commit, makes sure it is indexed and searches it.
 func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev string, quiet, noIndex bool) (*search.Response, error) {
 	if k.dense == nil && (req.Mode == search.ModeDense || req.Mode == search.ModeHybrid) {
@@ -341,7 +339,7 @@ func printResults(e env, resp *search.Response) {
 		case search.HealthDeprecated:
 			more += "  " + style(e, "33", "[deprecated]")
 		case search.HealthStale:
-			more += "  " + style(e, "33", "[stale: not reviewed for over "+staleText(resp)+"]")
+			more += "  " + style(e, "33", "[stale: not reviewed for over "+resp.StaleAfter+"]")
 		}
 		fmt.Fprintf(w, "%2d. %s  L%d-L%d  %s%s\n", r.Rank, style(e, "1", r.Path), r.StartLine, r.EndLine, where, more)
 		fmt.Fprintf(w, "    %s\n", highlight(e, r.Snippet, r.Highlights))

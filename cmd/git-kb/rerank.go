@@ -89,8 +89,14 @@ func (k *kbRepo) applyRerank(ctx context.Context, e env, resp *search.Response, 
 		head, tail = head[:rerankDepth], head[rerankDepth:]
 	}
 	cands := make([]rerank.Candidate, len(head))
+	blobs := map[string][]string{} // several results can share a file
 	for i, r := range head {
-		cands[i] = rerank.Candidate{Key: fmt.Sprintf("%s:%d-%d", r.Blob, r.StartLine, r.EndLine), View: compactView(k, r)}
+		lines, ok := blobs[r.Blob]
+		if !ok {
+			lines, _ = blobLines(k.repo, r.Blob)
+			blobs[r.Blob] = lines
+		}
+		cands[i] = rerank.Candidate{Key: fmt.Sprintf("%s:%d-%d", r.Blob, r.StartLine, r.EndLine), View: compactView(r, lines)}
 	}
 	out, err := rerank.Apply(ctx, s, query, head, cands, rerank.Options{MinScore: minScore})
 	for _, r := range tail {
@@ -111,13 +117,14 @@ func (k *kbRepo) applyRerank(ctx context.Context, e env, resp *search.Response, 
 }
 
 // compactView is what the judge reads: the heading (or declaration) and
-// the first lines of the chunk, at most ~800 bytes.
-func compactView(k *kbRepo, r search.Result) string {
+// the first lines of the chunk (the snippet if the file is unreadable), at
+// most ~800 bytes.
+func compactView(r search.Result, lines []string) string {
 	var b strings.Builder
 	if r.Heading != "" {
 		b.WriteString(r.Heading + "\n")
 	}
-	if lines, err := blobLines(k.repo, r.Blob); err == nil {
+	if lines != nil {
 		for i := max(1, r.StartLine); i <= min(len(lines), r.EndLine) && i < r.StartLine+15 && b.Len() < 800; i++ {
 			b.WriteString(lines[i-1] + "\n")
 		}
