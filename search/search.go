@@ -60,6 +60,10 @@ type Request struct {
 	// last_reviewed older than StaleAfter; 0: 365 days; Now zero: now).
 	Now        time.Time
 	StaleAfter time.Duration
+	// Related appends, for a strong result set, the files the best
+	// matches import or are imported by and the definitions of names they
+	// use, marked Match "related" (see related.go).
+	Related bool
 }
 
 // Doc health values of Result.Health.
@@ -131,6 +135,10 @@ type Result struct {
 	// In hybrid mode, the chunk's rank in each list fused (0: not in it).
 	LexicalRank int `json:"lexical_rank,omitempty"`
 	DenseRank   int `json:"dense_rank,omitempty"`
+	// Match is "related" for a result --related added (it need not
+	// contain the query's words); Related says how it relates.
+	Match   string    `json:"match,omitempty"`
+	Related *Relation `json:"related,omitempty"`
 }
 
 // DenseInfo describes the vector side of a response.
@@ -156,9 +164,11 @@ type Response struct {
 	// Stale is set when the commit asked for was being indexed at the
 	// time: the answer comes from the most recently indexed commit, which
 	// Commit names and every citation pins.
-	Stale   *Stale             `json:"stale,omitempty"`
-	Terms   []string           `json:"terms,omitempty"` // the analyzed query
-	Timings map[string]float64 `json:"timings_ms,omitempty"`
+	Stale *Stale `json:"stale,omitempty"`
+	// RelatedNote says why --related added nothing.
+	RelatedNote string             `json:"related_note,omitempty"`
+	Terms       []string           `json:"terms,omitempty"` // the analyzed query
+	Timings     map[string]float64 `json:"timings_ms,omitempty"`
 }
 
 // Stale says which commit was asked for and why another one answered.
@@ -416,6 +426,13 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	lap("snippets", t0)
+	if req.Related {
+		t0 = time.Now()
+		if err := s.related(ctx, req, resp, hits, order); err != nil {
+			return nil, fmt.Errorf("related files: %w", err)
+		}
+		lap("related", t0)
+	}
 	resp.TookMs = time.Since(began).Milliseconds()
 	resp.Timings = timings
 	return resp, nil
@@ -542,38 +559,52 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, hits
 			break
 		}
 	}
-	commit := hex.EncodeToString(req.Commit[:])
 	for i, h := range picked {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		e := pickedEntries[i]
-		m, err := s.blobMeta(e.Blob)
+		r, err := s.result(req, e, int(h.chunk-e.First), terms)
 		if err != nil {
 			return err
 		}
-		idx := int(h.chunk - e.First)
-		if idx >= len(m.Chunks) {
-			return fmt.Errorf("chunk %d of %s missing from its metadata", idx, e.Path)
-		}
-		cm := m.Chunks[idx]
-		var lines []string
-		if s.ReadBlob != nil {
-			if lines, err = s.blobLines(e.Blob); err != nil {
-				return err
-			}
-		}
-		snip, hl := snippet(lines, cm.Start, cm.End, terms)
-		blob := hex.EncodeToString(e.Blob[:])
-		resp.Results = append(resp.Results, Result{
-			Rank: i + 1, Path: e.Path, StartLine: cm.Start, EndLine: cm.End,
-			Score: math.Round(h.score*10000) / 10000, Blob: blob,
-			ChunkID: fmt.Sprintf("%s:%d", blob[:12], idx),
-			Title:   m.Title, Heading: cm.Heading, Snippet: snip, Highlights: hl,
-			Citation: fmt.Sprintf("%s:%s#L%d-L%d", commit, e.Path, cm.Start, cm.End),
-			Lang:     m.Lang, Symbols: cm.Symbols, MoreInFile: extra[e.Path], Health: health[e.Path],
-			LexicalRank: h.lexRank, DenseRank: h.denseRank,
-		})
+		r.Rank, r.Score = i+1, math.Round(h.score*10000)/10000
+		r.MoreInFile, r.Health = extra[e.Path], health[e.Path]
+		r.LexicalRank, r.DenseRank = h.lexRank, h.denseRank
+		resp.Results = append(resp.Results, r)
 	}
 	return nil
+}
+
+// result describes chunk idx of a file: where it is, its snippet and its
+// citation.
+func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []string) (Result, error) {
+	m, err := s.blobMeta(e.Blob)
+	if err != nil {
+		return Result{}, err
+	}
+	if idx < 0 || idx >= len(m.Chunks) {
+		return Result{}, fmt.Errorf("chunk %d of %s missing from its metadata", idx, e.Path)
+	}
+	cm := m.Chunks[idx]
+	var lines []string
+	if s.ReadBlob != nil {
+		if lines, err = s.blobLines(e.Blob); err != nil {
+			return Result{}, err
+		}
+	}
+	snip, hl := snippet(lines, cm.Start, cm.End, terms)
+	blob := hex.EncodeToString(e.Blob[:])
+	return Result{
+		Path: e.Path, StartLine: cm.Start, EndLine: cm.End, Blob: blob,
+		ChunkID: fmt.Sprintf("%s:%d", blob[:12], idx),
+		Title:   m.Title, Heading: cm.Heading, Snippet: snip, Highlights: hl,
+		Citation: fmt.Sprintf("%s:%s#L%d-L%d", citeRev(req, e), e.Path, cm.Start, cm.End),
+		Lang:     m.Lang, Symbols: cm.Symbols,
+	}, nil
+}
+
+// citeRev is what a citation of e is pinned to: the commit searched.
+func citeRev(req Request, e *store.ViewEntry) string {
+	return hex.EncodeToString(req.Commit[:])
 }

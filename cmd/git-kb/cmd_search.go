@@ -67,12 +67,23 @@ strong exact match is not buried; --json shows rerank_score and
 rank_before_rerank. If the judge fails, results stay in fusion order and
 "degraded" says so. Default: kb.rerank.mode, else off.
 
+Related files. --related follows the top three matches, when they contain
+most of the query's words (a weak match's neighbours are noise), and lists
+after the results, marked "related" (match: "related" in --json):
+  defines      the definition of a name the match uses (a Go pkg.Func or
+               same-package name, a function defined elsewhere)
+  imports      a file the match imports or links to (Go, Python, JS/TS,
+               C, Rust, Java imports; Markdown links)
+  imported_by  a file that imports or links to the match
+at most three of each kind per match, those about the query first.
+
 Examples:
   git kb search "发布失败后如何回滚"
   git kb search -n 5 "retry_count 配置"
   git kb search '"连接池打满" -测试 path:docs/'
   git kb search --since "1 month ago" "值班 交接"
   git kb search --rev v7.5.0 --json "慢查询日志"
+  git kb search --related "@@RetryCount"
   git kb search --mode dense "怎样让服务不中断地升级"`,
 		Flags: []cli.Flag{
 			revFlag, jsonFlag, quietFlag, verboseFlag,
@@ -85,6 +96,7 @@ Examples:
 			&cli.BoolFlag{Name: "literal", Usage: "take the query as plain words: no operators, quotes or -exclusions"},
 			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
 			&cli.Float64Flag{Name: "min-score", Usage: "with --rerank, drop results the judge scored below this (0-10)"},
+			&cli.BoolFlag{Name: "related", Usage: "after strong matches, list what they import, what imports them and the definitions they use"},
 		},
 		Action: func(c *cli.Context) error {
 			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
@@ -108,7 +120,7 @@ Examples:
 				return usagef("--fusion %s: want rrf or dbsf", fusion)
 			}
 			quiet := c.Bool("quiet")
-			req := search.Request{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion}
+			req := search.Request{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion, Related: c.Bool("related")}
 			if !c.Bool("literal") {
 				if req.Parsed, err = search.ParseQuery(query); err != nil {
 					return usageError{err.Error()}
@@ -326,7 +338,17 @@ func printResults(e env, resp *search.Response) {
 		fmt.Fprintf(w, "no results for %q in %s\n", resp.Query, resp.Commit[:12])
 		return
 	}
-	for _, r := range resp.Results {
+	if resp.RelatedNote != "" {
+		defer fmt.Fprintf(e.Stderr, "git kb: %s\n", resp.RelatedNote)
+	}
+	for i, r := range resp.Results {
+		if r.Related != nil {
+			if i == 0 || resp.Results[i-1].Related == nil {
+				fmt.Fprintf(w, "\n%s\n", style(e, "1", "Related to the top matches:"))
+			}
+			printRelated(e, r)
+			continue
+		}
 		where := r.Heading
 		if where == "" {
 			where = r.Title
@@ -395,4 +417,30 @@ func highlight(e env, s string, terms []string) string {
 		b.WriteString(close)
 	}
 	return b.String()
+}
+
+// printRelated shows one related result: how it relates, then where.
+func printRelated(e env, r search.Result) {
+	w := e.Stdout
+	how := ""
+	doc := r.Lang == "markdown"
+	switch rel := r.Related; {
+	case rel.Kind == search.RelDefines:
+		how = fmt.Sprintf("defines %s, used by %s", rel.Name, rel.From)
+	case rel.Kind == search.RelImports && doc:
+		how = fmt.Sprintf("linked from %s as %s", rel.From, rel.Via)
+	case rel.Kind == search.RelImports:
+		how = fmt.Sprintf("imported by %s as %q", rel.From, rel.Via)
+	case rel.Kind == search.RelImportedBy && doc:
+		how = fmt.Sprintf("links to %s as %s", rel.From, rel.Via)
+	case rel.Kind == search.RelImportedBy:
+		how = fmt.Sprintf("imports %s as %q", rel.From, rel.Via)
+	}
+	where := r.Heading
+	if where == "" {
+		where = r.Title
+	}
+	fmt.Fprintf(w, "  - %s  L%d-L%d  %s\n", style(e, "1", r.Path), r.StartLine, r.EndLine, where)
+	fmt.Fprintf(w, "    %s\n", style(e, "2", how))
+	fmt.Fprintf(w, "    %s\n", style(e, "2", r.Citation))
 }

@@ -82,6 +82,30 @@ func (k *kbRepo) applyRerank(ctx context.Context, e env, resp *search.Response, 
 	if len(resp.Results) == 0 {
 		return
 	}
+	// Related results (--related) are not ranked: they follow the matches
+	// they came from, if those stay on the page.
+	var related []search.Result
+	matched := resp.Results[:0:0]
+	for _, r := range resp.Results {
+		if r.Match == "related" {
+			related = append(related, r)
+		} else {
+			matched = append(matched, r)
+		}
+	}
+	resp.Results = matched
+	defer func() {
+		kept := map[string]bool{}
+		for _, r := range resp.Results {
+			kept[r.Path] = true
+		}
+		for _, r := range related {
+			if kept[r.Related.From] {
+				r.Rank = len(resp.Results) + 1
+				resp.Results = append(resp.Results, r)
+			}
+		}
+	}()
 	// The judge sees the first rerankDepth; the rest keep their order
 	// behind them.
 	head, tail := resp.Results, []search.Result(nil)

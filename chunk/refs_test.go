@@ -1,0 +1,53 @@
+package chunk
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestImports(t *testing.T) {
+	tests := []struct {
+		lang, text string
+		want       []Import
+	}{
+		{"go", "package a\n\nimport (\n\t\"fmt\"\n\tyaml \"gopkg.in/yaml.v3\"\n\t\"example.com/m/v2\"\n\t\"C\"\n)\n",
+			[]Import{{"fmt", "fmt", 4}, {"gopkg.in/yaml.v3", "yaml", 5}, {"example.com/m/v2", "m", 6}}},
+		{"go", "package a\nimport \"github.com/go-redis/redis\"\nfunc broken( {", []Import{{"github.com/go-redis/redis", "redis", 2}}},
+		{"markdown", "见 [回滚](../runbook/rollback.md#步骤)、[官网](https://x.io/a.md)、[本页](#上文)\n```\n[not](a.md)\n```\n[ref]: /docs/a%20b.md \"t\"\n<mailto:a@b>\n",
+			[]Import{{"../runbook/rollback.md", "", 1}, {"/docs/a b.md", "", 5}}},
+		{"python", "import os, pkg.sub as s\nfrom . import x\nfrom ..util.io import read\n",
+			[]Import{{"os", "", 1}, {"pkg.sub", "s", 1}, {".", "", 2}, {"..util.io", "", 3}}},
+		{"typescript", "import { a } from './a';\nconst b = require(\"../b\")\nimport('./lazy')\nexport * from \"./c\"\n",
+			[]Import{{"./a", "", 1}, {"../b", "", 2}, {"./lazy", "", 3}, {"./c", "", 4}}},
+		{"c", "#include <stdio.h>\n# include \"util/str.h\"\n", []Import{{"util/str.h", "", 2}}},
+		{"rust", "pub mod store;\nmod tests {\n", []Import{{"store", "", 1}}},
+		{"java", "import static org.a.B.c;\nimport org.a.Pool;\n", []Import{{"org.a.B.c", "", 1}, {"org.a.Pool", "", 2}}},
+		{"text", "import x", nil},
+	}
+	for _, tt := range tests {
+		if got := Imports(tt.lang, tt.text); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Imports(%s, %q)\n got %+v\nwant %+v", tt.lang, tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestCalls(t *testing.T) {
+	goSrc := "func (c *Client) Do(req *http.Request) error {\n\tif len(x) > 0 { return retry.Do(c.send, RetryCount) }\n\tc.flush()\n\treturn helper(a.b.c())\n}"
+	want := []Call{{"http", "Request"}, {"retry", "Do"}, {"c", "send"}, {"c", "flush"}, {"", "helper"}, {"a", "b"}}
+	if got := Calls("go", goSrc); !reflect.DeepEqual(got, want) {
+		t.Errorf("Calls(go)\n got %+v\nwant %+v", got, want)
+	}
+	py := "def run(self):\n    # call(x) in a comment\n    if ok(1):\n        self.pool.get()\n        return utils.retry(load())\n"
+	wantPy := []Call{{"", "run"}, {"", "ok"}, {"pool", "get"}, {"utils", "retry"}, {"", "load"}}
+	if got := Calls("python", py); !reflect.DeepEqual(got, wantPy) {
+		t.Errorf("Calls(python)\n got %+v\nwant %+v", got, wantPy)
+	}
+}
+
+func TestGoPackageName(t *testing.T) {
+	for in, want := range map[string]string{"net/http": "http", "gopkg.in/yaml.v3": "yaml", "github.com/a/b/v2": "b", "github.com/go-ego/gse": "gse", "x/go-openai": "openai", "a/b-c": "b_c"} {
+		if got := GoPackageName(in); got != want {
+			t.Errorf("GoPackageName(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
