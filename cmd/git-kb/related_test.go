@@ -57,11 +57,11 @@ import "example.com/shop/payment"
 
 func main() { _ = payment.Charge("o-1", 100) }
 `,
-	"web/api.ts": "import { request } from './client';\n\n// 查询订单状态\nexport function orderStatus(id: string) {\n  return request('/orders/' + id);\n}\n",
-	"web/client.ts": "export function request(path: string) {\n  return fetch(path);\n}\n",
+	"web/api.ts":              "import { request } from './client';\n\n// 查询订单状态\nexport function orderStatus(id: string) {\n  return request('/orders/' + id);\n}\n",
+	"web/client.ts":           "export function request(path: string) {\n  return fetch(path);\n}\n",
 	"docs/runbook/payment.md": "# 支付故障手册\n\n支付网关超时时，按[重试策略](../adr/retry.md#策略)处理，不要手工补单。\n",
-	"docs/adr/retry.md": "# ADR：重试策略\n\n网关调用最多重试三次。\n",
-	"docs/oncall.md": "# 值班须知\n\n常见问题见 [支付](/docs/runbook/payment.md)。\n",
+	"docs/adr/retry.md":       "# ADR：重试策略\n\n网关调用最多重试三次。\n",
+	"docs/oncall.md":          "# 值班须知\n\n常见问题见 [支付](/docs/runbook/payment.md)。\n",
 }
 
 // related returns the related results keyed by path.
