@@ -195,10 +195,8 @@ func setOf(words string) map[string]bool {
 	return m
 }
 
-// Calls lists, in order of first use, the functions a piece of code calls
-// and, for Go, every Pkg.Name it uses (types and constants count too: they
-// are what a reader needs to look up). Language keywords and Go builtins
-// are left out.
+// Calls lists, in order of first use, the functions a piece of code calls,
+// as name( or qual.name(. Language keywords and Go builtins are left out.
 func Calls(lang, text string) []Call {
 	seen := map[Call]bool{}
 	var out []Call
@@ -236,7 +234,7 @@ func goCalls(text string, add func(Call)) {
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(text))
 	s.Init(file, []byte(text), nil, 0)
-	var toks [4]struct {
+	var toks [4]struct { // the last four tokens
 		tok token.Token
 		lit string
 	}
@@ -270,12 +268,15 @@ func goCalls(text string, add func(Call)) {
 		prevFunc = tok == token.FUNC
 		copy(toks[:3], toks[1:])
 		toks[3].tok, toks[3].lit = tok, lit
-		// pkg.Name (any use; x.Method too: the resolver decides what x
-		// is) and name( (a call).
-		if toks[1].tok == token.IDENT && toks[2].tok == token.PERIOD && toks[3].tok == token.IDENT && toks[0].tok != token.PERIOD {
-			add(Call{Qual: toks[1].lit, Name: toks[3].lit})
+		// x.Name( (x a package or a value: the resolver decides) and
+		// name(. Types and fields used (time.Duration, r.Body) are not
+		// followed: they are everywhere and rarely what a reader needs.
+		if toks[3].tok != token.LPAREN || toks[2].tok != token.IDENT {
+			continue
 		}
-		if toks[2].tok == token.IDENT && toks[3].tok == token.LPAREN && toks[1].tok != token.PERIOD && toks[1].tok != token.FUNC {
+		if toks[1].tok == token.PERIOD && toks[0].tok == token.IDENT {
+			add(Call{Qual: toks[0].lit, Name: toks[2].lit})
+		} else if toks[1].tok != token.PERIOD {
 			add(Call{Name: toks[2].lit})
 		}
 	}

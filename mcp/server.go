@@ -181,6 +181,7 @@ type SearchIn struct {
 	Path     string  `json:"path,omitempty" jsonschema:"only files matching these comma-separated patterns: a directory (docs/), a file, or a glob (*.go, docs/**/*.md)"`
 	Rev      string  `json:"rev,omitempty" jsonschema:"commit, branch or tag to search (default HEAD); indexed first if it is not yet"`
 	Mode     string  `json:"mode,omitempty" jsonschema:"lexical, dense or hybrid (default hybrid when an embedder is configured, else lexical)"`
+	Related  bool    `json:"related,omitempty" jsonschema:"also list, after strong matches, the definitions of names they use and the files they import or that import them (match: related)"`
 	Repo     string  `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
 }
 
@@ -206,15 +207,17 @@ func (t *tools) hybridSearch(ctx context.Context, _ *sdk.CallToolRequest, in Sea
 	if in.Mode != "" && in.Mode != search.ModeLexical && !r.Backend.DenseOn() {
 		return nil, nil, fmt.Errorf("mode %s needs an embedder, and %s has none configured: use mode lexical, or see index_status", in.Mode, r.Name)
 	}
-	resp, err := t.search(ctx, r, in.Query, in.TopK, in.Path, in.Rev, in.Mode)
+	resp, err := t.search(ctx, r, in.Query, in.TopK, in.Path, in.Rev, in.Mode, in.Related)
 	if err != nil {
 		return nil, nil, err
 	}
 	if in.MinScore > 0 {
 		kept := resp.Results[:0]
+		keptPaths := map[string]bool{}
 		for _, res := range resp.Results {
-			if res.Score >= in.MinScore {
+			if res.Related != nil && keptPaths[res.Related.From] || res.Related == nil && res.Score >= in.MinScore {
 				kept = append(kept, res)
+				keptPaths[res.Path] = true
 			}
 		}
 		resp.Results = kept
@@ -227,11 +230,11 @@ func (t *tools) keywordSearch(ctx context.Context, _ *sdk.CallToolRequest, in Ke
 	if err != nil {
 		return nil, nil, err
 	}
-	resp, err := t.search(ctx, r, in.Query, in.TopK, in.Path, in.Rev, search.ModeLexical)
+	resp, err := t.search(ctx, r, in.Query, in.TopK, in.Path, in.Rev, search.ModeLexical, false)
 	return nil, resp, err
 }
 
-func (t *tools) search(ctx context.Context, r *Repo, query string, k int, scope, rev, mode string) (*search.Response, error) {
+func (t *tools) search(ctx context.Context, r *Repo, query string, k int, scope, rev, mode string, related bool) (*search.Response, error) {
 	switch {
 	case k == 0:
 		k = defaultTopK
@@ -242,7 +245,7 @@ func (t *tools) search(ctx context.Context, r *Repo, query string, k int, scope,
 	if err != nil {
 		return nil, err
 	}
-	req.K, req.Mode = k, mode
+	req.K, req.Mode, req.Related = k, mode, related
 	resp, err := r.Backend.Search(ctx, req, rev)
 	if err != nil {
 		return nil, err

@@ -291,7 +291,7 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 				return nil, err
 			}
 		}
-		f, idx, err := r.findDefinition(where, match)
+		f, idx, err := r.findDefinition(where, match, strings.HasSuffix(e.Path, "_test.go"))
 		if err != nil {
 			return nil, err
 		}
@@ -418,10 +418,11 @@ func (r *relater) representative(files []*store.ViewEntry) (*store.ViewEntry, in
 }
 
 // findDefinition finds the chunk among files that declares a symbol
-// match accepts, in files of the same language family.
-func (r *relater) findDefinition(files []*store.ViewEntry, match func(string) bool) (*store.ViewEntry, int, error) {
+// match accepts, in code files; in Go test files only if tests (a test's
+// helpers live in other test files; code does not call into tests).
+func (r *relater) findDefinition(files []*store.ViewEntry, match func(string) bool, tests bool) (*store.ViewEntry, int, error) {
 	for _, f := range files {
-		if strings.HasSuffix(f.Path, "_test.go") {
+		if !tests && strings.HasSuffix(f.Path, "_test.go") {
 			continue
 		}
 		m, err := r.s.blobMeta(f.Blob)

@@ -32,7 +32,8 @@ margin. The pack never exceeds the budget by that count.
 Examples:
   git kb context "连接池打满怎么处理" --budget 8000 > ctx.md
   git kb context --format json --budget 4000 "@@RetryCount 重试策略"
-  git kb context --format xml --ratios 0.3,0.65,0.05 "发布回滚 path:docs/"`,
+  git kb context --format xml --ratios 0.3,0.65,0.05 "发布回滚 path:docs/"
+  git kb context --related "Charge 扣款 重试"    # with the code it calls`,
 		Flags: []cli.Flag{
 			revFlag, quietFlag,
 			&cli.IntFlag{Name: "budget", Value: 8000, Usage: "tokens the pack may use"},
@@ -40,6 +41,7 @@ Examples:
 			&cli.StringFlag{Name: "ratios", Usage: "budget shares of whole documents, sections and reserve (default kb.context.ratios or 0.6,0.35,0.05)"},
 			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid (default: hybrid with an embedder configured)"},
 			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 before packing: off, llm or endpoint (default kb.rerank.mode or off; see git kb search --help)"},
+			&cli.BoolFlag{Name: "related", Usage: "pack, right after each strong match, the definitions it uses and the files it imports or is imported by (see git kb search --help)"},
 		},
 		Action: func(c *cli.Context) error {
 			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
@@ -80,7 +82,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Int("budget"), ratios, format, c.String("rerank"), c.Bool("quiet"))
+			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode"), Related: c.Bool("related")}, c.String("rev"), c.Int("budget"), ratios, format, c.String("rerank"), c.Bool("quiet"))
 			if err != nil {
 				return err
 			}
@@ -122,8 +124,17 @@ func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev
 		return nil, fmt.Errorf("load the tokenizer: %w", err)
 	}
 	var cands []pack.Candidate
+	rankOf := map[string]int{}
 	for _, r := range resp.Results {
-		cands = append(cands, pack.Candidate{Path: r.Path, Blob: r.Blob, Lang: r.Lang, Heading: r.Heading, Start: r.StartLine, End: r.EndLine, Rank: r.Rank})
+		rank := r.Rank
+		if r.Related != nil {
+			// Right behind the match it belongs to (the pack's sort is
+			// stable, and related results come after all matches).
+			rank = rankOf[r.Related.From]
+		} else if _, ok := rankOf[r.Path]; !ok {
+			rankOf[r.Path] = r.Rank
+		}
+		cands = append(cands, pack.Candidate{Path: r.Path, Blob: r.Blob, Lang: r.Lang, Heading: r.Heading, Start: r.StartLine, End: r.EndLine, Rank: rank})
 	}
 	return pack.Build(cands, pack.Options{
 		Query: req.Query, Commit: resp.Commit, Budget: budget, Ratios: ratios, Format: format, Counter: counter,

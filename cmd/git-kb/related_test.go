@@ -142,3 +142,16 @@ func TestSearchRelated(t *testing.T) {
 		t.Errorf("human output:\n%s", out)
 	}
 }
+
+func TestMCPSearchRelated(t *testing.T) {
+	dir := gittest.New(t, shop)
+	s := mcpSession(t, dir)
+	var r search.Response
+	if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "支付故障手册", "top_k": 1, "related": true, "min_score": 0.01}, &r); msg != "" {
+		t.Fatal(msg)
+	}
+	rel := related(r)
+	if rel["docs/adr/retry.md"] == nil || rel["docs/oncall.md"] == nil {
+		t.Errorf("hybrid_search related: %v", paths(r))
+	}
+}
