@@ -50,6 +50,9 @@ type Candidate struct {
 	Path, Blob, Lang, Heading string
 	Start, End                int // lines, 1-based inclusive
 	Rank                      int
+	// Rev, if set, is what the citation pins instead of the pack's
+	// commit ("worktree" for an uncommitted file).
+	Rev string
 }
 
 // Block is one piece of the pack.
@@ -103,6 +106,7 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 	// Per file: its best rank, and its chunks merged where they touch.
 	type file struct {
 		path, blob, lang string
+		rev              string // citation prefix
 		rank             int
 		spans            []Candidate
 		lines            []string
@@ -117,7 +121,10 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		seenBlob[c.Blob] = c.Path
 		f := byPath[c.Path]
 		if f == nil {
-			f = &file{path: c.Path, blob: c.Blob, lang: c.Lang, rank: c.Rank}
+			f = &file{path: c.Path, blob: c.Blob, lang: c.Lang, rev: c.Rev, rank: c.Rank}
+			if f.rev == "" {
+				f.rev = o.Commit
+			}
 			byPath[c.Path] = f
 			files = append(files, f)
 		}
@@ -142,7 +149,7 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		f.lines = lines // read once: sections below cut from the same lines
 		b := Block{Path: f.path, Start: 1, End: len(lines), Kind: "document", Lang: f.lang, rank: f.rank}
 		b.Text = strings.Join(lines, "\n")
-		b.Citation = fmt.Sprintf("%s:%s#L1-L%d", o.Commit, f.path, len(lines))
+		b.Citation = fmt.Sprintf("%s:%s#L1-L%d", f.rev, f.path, len(lines))
 		b.Tokens = o.Counter.Count(render(o.Format, []Block{b}))
 		// Small means it fits three times into the whole-document share:
 		// one long document must not crowd out the others.
@@ -178,7 +185,7 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 			}
 			b := Block{Path: f.path, Start: lo, End: hi, Kind: "section", Heading: s.Heading, Lang: f.lang, rank: s.Rank}
 			b.Text = strings.Join(lines[lo-1:hi], "\n")
-			b.Citation = fmt.Sprintf("%s:%s#L%d-L%d", o.Commit, f.path, lo, hi)
+			b.Citation = fmt.Sprintf("%s:%s#L%d-L%d", f.rev, f.path, lo, hi)
 			sections = append(sections, b)
 		}
 	}

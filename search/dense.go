@@ -50,6 +50,9 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	// Live ordinals of each segment, as row ranges.
 	ranges := map[uint32][]ann.Range{}
 	for _, e := range v.ChunkEntries(req.Scope) {
+		if e.Seg == overlaySeg {
+			continue // embedded at query time (overlayDense)
+		}
 		sg := segInfo[e.Seg]
 		lo := e.First - sg.First
 		rs := ranges[e.Seg]
@@ -115,15 +118,34 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 				}
 			}
 		}
-		sort.Slice(all, func(i, j int) bool {
-			return all[i].Score > all[j].Score || all[i].Score == all[j].Score && all[i].ID < all[j].ID
-		})
-		for i, h := range all[:min(len(all), denseCandidates)] {
-			res.hits = append(res.hits, hit{chunk: h.ID, score: float64(h.Score), dense: float64(h.Score), denseRank: i + 1})
+		for _, h := range all {
+			res.hits = append(res.hits, hit{chunk: h.ID, score: float64(h.Score), dense: float64(h.Score)})
 		}
 		return nil
 	})
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	if req.ov != nil {
+		err = lap("embed worktree", func() error {
+			hs, n, err := s.overlayDense(ctx, req, q)
+			res.hits = append(res.hits, hs...)
+			res.covered += n
+			return err
+		})
+		if err != nil {
+			return res, err
+		}
+	}
+	sort.Slice(res.hits, func(i, j int) bool {
+		a, b := res.hits[i], res.hits[j]
+		return a.score > b.score || a.score == b.score && a.chunk < b.chunk
+	})
+	res.hits = res.hits[:min(len(res.hits), denseCandidates)]
+	for i := range res.hits {
+		res.hits[i].denseRank = i + 1
+	}
+	return res, nil
 }
 
 // queryVector embeds the query, through the file cache for remote models.

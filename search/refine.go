@@ -98,6 +98,11 @@ func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
 		if err != nil {
 			return nil, err
 		}
+		if req.ov != nil {
+			for _, p := range req.ov.postings(terms[0]) {
+				excluded.Add(p.Chunk)
+			}
+		}
 	}
 	needText := len(q.Phrases) > 0 || len(textExcludes) > 0
 	out := hits[:0:0]
@@ -213,6 +218,14 @@ func (s *Searcher) definitions(req Request, syms []string) ([]uint32, error) {
 		})
 		if err != nil {
 			return nil, err
+		}
+	}
+	// Uncommitted files have no postings in the database: check them all.
+	for _, e := range v.Entries {
+		if e.Seg == overlaySeg {
+			for c := e.First; c < e.First+e.N; c++ {
+				consider(c)
+			}
 		}
 	}
 	if len(out) == 0 {

@@ -64,6 +64,9 @@ type Request struct {
 	// matches import or are imported by and the definitions of names they
 	// use, marked Match "related" (see related.go).
 	Related bool
+	// Overlay, if set, is searched on top of View (--worktree).
+	Overlay *Overlay
+	ov      *overlayIndex // Overlay numbered into View (applyOverlay)
 }
 
 // Doc health values of Result.Health.
@@ -165,6 +168,8 @@ type Response struct {
 	// time: the answer comes from the most recently indexed commit, which
 	// Commit names and every citation pins.
 	Stale *Stale `json:"stale,omitempty"`
+	// Worktree lists the uncommitted files searched (--worktree).
+	Worktree *WorktreeInfo `json:"worktree,omitempty"`
 	// RelatedNote says why --related added nothing.
 	RelatedNote string             `json:"related_note,omitempty"`
 	Terms       []string           `json:"terms,omitempty"` // the analyzed query
@@ -270,6 +275,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if req.StaleAfter > 0 {
 		resp.StaleAfter = fmt.Sprintf("%dd", int(req.StaleAfter.Hours()/24))
 	}
+	if err := s.applyOverlay(&req, resp); err != nil {
+		return nil, err
+	}
 	v := req.View
 
 	t0 := time.Now()
@@ -332,6 +340,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read postings of %q: %w", term, err)
 		}
+		if req.ov != nil {
+			buf = append(buf, req.ov.postings(term)...)
+		}
 		var ps []store.Posting
 		for _, p := range buf {
 			if live.Contains(p.Chunk) {
@@ -349,11 +360,17 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	// binary search away, however many incremental runs made the view.
 	var segs []store.Segment
 	for id := range viewSegs {
+		if id == overlaySeg {
+			continue
+		}
 		segs = append(segs, segInfo[id])
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].First < segs[j].First })
 	lengths := map[uint32][]uint32{}
 	lengthOf := func(c uint32) (float64, error) {
+		if l, ok := req.ov.bodyLen(c); ok {
+			return l, nil
+		}
 		i := sort.Search(len(segs), func(i int) bool { return segs[i].First+segs[i].N > c })
 		if i == len(segs) || segs[i].First > c {
 			return 0, fmt.Errorf("chunk %d is in no segment of the view", c)
@@ -604,7 +621,11 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 	}, nil
 }
 
-// citeRev is what a citation of e is pinned to: the commit searched.
+// citeRev is what a citation of e is pinned to: the commit searched, or
+// "worktree" for an uncommitted file.
 func citeRev(req Request, e *store.ViewEntry) string {
+	if e.Seg == overlaySeg {
+		return "worktree"
+	}
 	return hex.EncodeToString(req.Commit[:])
 }

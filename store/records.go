@@ -284,3 +284,18 @@ func postingKey(pv byte, term string, seg uint32) []byte {
 func segKey(seg uint32) []byte         { return key([]byte("s/"), be32(seg)) }
 func viewKey(pv byte, tree SHA) []byte { return key([]byte{'v', pv}, tree[:]) }
 func refKey(commit SHA) []byte         { return key([]byte("r/"), commit[:]) }
+
+// AnalyzedFile is a file chunked and analyzed as the indexer would, but
+// kept in memory rather than written: an uncommitted file searched on top
+// of a view (git kb search --worktree).
+type AnalyzedFile struct {
+	Path     string
+	Blob     SHA // git's object name for the content (as git hash-object)
+	Meta     *BlobMeta
+	Lines    []string
+	Chunks   []map[string][NumFields]uint16 // per chunk: term frequencies by field
+	BodyLen  []uint32                       // per chunk: body terms
+	FieldLen [NumFields]uint64
+	// EmbedInputs are the chunks' texts as the embedder sees them.
+	EmbedInputs []string
+}

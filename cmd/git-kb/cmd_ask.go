@@ -85,6 +85,7 @@ Examples:
   git kb ask "线上数据库连接池打满怎么处理？"
   git kb ask --json "发布失败后如何回滚" | jq .citations`,
 		Flags: []cli.Flag{
+			worktreeFlag,
 			revFlag, jsonFlag, quietFlag,
 			&cli.IntFlag{Name: "budget", Value: 6000, Usage: "tokens of sources given to the model"},
 			&cli.BoolFlag{Name: "no-stream", Usage: "wait for the whole answer instead of streaming it"},
@@ -115,6 +116,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			kb.worktree = c.Bool("worktree")
 			quiet := c.Bool("quiet")
 			note := notifier(e, quiet)
 			p, err := kb.contextPack(c.Context, e, search.Request{Query: question, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Int("budget"), pack.Ratios{Whole: 0.3, Sections: 0.65, Reserve: 0.05}, pack.Markdown, c.String("rerank"), quiet)

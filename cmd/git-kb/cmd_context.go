@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/git-kb/git-kb/chunk"
@@ -35,6 +38,7 @@ Examples:
   git kb context --format xml --ratios 0.3,0.65,0.05 "发布回滚 path:docs/"
   git kb context --related "Charge 扣款 重试"    # with the code it calls`,
 		Flags: []cli.Flag{
+			worktreeFlag,
 			revFlag, quietFlag,
 			&cli.IntFlag{Name: "budget", Value: 8000, Usage: "tokens the pack may use"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, json or xml"},
@@ -82,6 +86,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			kb.worktree = c.Bool("worktree")
 			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode"), Related: c.Bool("related")}, c.String("rev"), c.Int("budget"), ratios, format, c.String("rerank"), c.Bool("quiet"))
 			if err != nil {
 				return err
@@ -125,6 +130,7 @@ func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev
 	}
 	var cands []pack.Candidate
 	rankOf := map[string]int{}
+	uncommitted := map[string]string{} // blob -> path of files read from the working tree
 	for _, r := range resp.Results {
 		rank := r.Rank
 		if r.Related != nil {
@@ -134,11 +140,21 @@ func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev
 		} else if _, ok := rankOf[r.Path]; !ok {
 			rankOf[r.Path] = r.Rank
 		}
-		cands = append(cands, pack.Candidate{Path: r.Path, Blob: r.Blob, Lang: r.Lang, Heading: r.Heading, Start: r.StartLine, End: r.EndLine, Rank: rank})
+		cand := pack.Candidate{Path: r.Path, Blob: r.Blob, Lang: r.Lang, Heading: r.Heading, Start: r.StartLine, End: r.EndLine, Rank: rank}
+		if strings.HasPrefix(r.Citation, worktreeRev+":") {
+			cand.Rev = worktreeRev
+			uncommitted[r.Blob] = r.Path
+		}
+		cands = append(cands, cand)
 	}
 	return pack.Build(cands, pack.Options{
 		Query: req.Query, Commit: resp.Commit, Budget: budget, Ratios: ratios, Format: format, Counter: counter,
-		Lines: func(blob string) ([]string, error) { return blobLines(k.repo, blob) },
+		Lines: func(blob string) ([]string, error) {
+			if p, ok := uncommitted[blob]; ok {
+				return worktreeLines(k.repo, p)
+			}
+			return blobLines(k.repo, blob)
+		},
 	})
 }
 
@@ -151,6 +167,30 @@ func blobLines(repo *gitx.Repo, blob string) ([]string, error) {
 	text, _, binary := chunk.Decode(data)
 	if binary {
 		return nil, fmt.Errorf("blob %s is binary", blob[:12])
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
+}
+
+// worktreeRev is the revision worktree citations name.
+const worktreeRev = "worktree"
+
+// worktreeLines reads a working tree file's text as lines. The path must
+// stay inside the working tree.
+func worktreeLines(repo *gitx.Repo, p string) ([]string, error) {
+	if repo.WorkTree == "" {
+		return nil, fmt.Errorf("this repository has no working tree")
+	}
+	clean := path.Clean(strings.TrimPrefix(p, "/"))
+	if clean == ".." || strings.HasPrefix(clean, "../") || filepath.IsAbs(p) {
+		return nil, fmt.Errorf("%s is outside the working tree", p)
+	}
+	data, err := os.ReadFile(filepath.Join(repo.WorkTree, filepath.FromSlash(clean)))
+	if err != nil {
+		return nil, err
+	}
+	text, _, binary := chunk.Decode(data)
+	if binary {
+		return nil, fmt.Errorf("%s is binary", p)
 	}
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
 }

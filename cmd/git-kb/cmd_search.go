@@ -77,6 +77,12 @@ after the results, marked "related" (match: "related" in --json):
   imported_by  a file that imports or links to the match
 at most three of each kind per match, those about the query first.
 
+Uncommitted work. --worktree searches HEAD with the working tree on top:
+modified, added and untracked (not ignored) files are read from disk and
+analyzed on the fly, in place of their committed versions; deleted files
+drop out. Their citations read worktree:<path>#L<a>-L<b>, and "worktree"
+in --json lists them. Nothing is written to the index or the repository.
+
 Examples:
   git kb search "发布失败后如何回滚"
   git kb search -n 5 "retry_count 配置"
@@ -84,6 +90,7 @@ Examples:
   git kb search --since "1 month ago" "值班 交接"
   git kb search --rev v7.5.0 --json "慢查询日志"
   git kb search --related "@@RetryCount"
+  git kb search --worktree "灰度发布 检查项"      # includes the doc you are writing
   git kb search --mode dense "怎样让服务不中断地升级"`,
 		Flags: []cli.Flag{
 			revFlag, jsonFlag, quietFlag, verboseFlag,
@@ -97,6 +104,7 @@ Examples:
 			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
 			&cli.Float64Flag{Name: "min-score", Usage: "with --rerank, drop results the judge scored below this (0-10)"},
 			&cli.BoolFlag{Name: "related", Usage: "after strong matches, list what they import, what imports them and the definitions they use"},
+			worktreeFlag,
 		},
 		Action: func(c *cli.Context) error {
 			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
@@ -141,6 +149,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			kb.worktree = c.Bool("worktree")
 			rmode, err := kb.rerankMode(c.Context, c.String("rerank"))
 			if err != nil {
 				return err
@@ -183,6 +192,10 @@ type kbRepo struct {
 	cfg        *embedConfig
 	dense      *search.Dense // nil: dense retrieval is off, for cfg.Off
 	staleAfter time.Duration // kb.staleAfter
+	// worktree searches HEAD with the working tree's uncommitted files on
+	// top (--worktree). Only CLI commands set it; the MCP server never
+	// reads a working tree.
+	worktree bool
 }
 
 func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
@@ -225,12 +238,40 @@ func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev stri
 	if k.dense == nil && (req.Mode == search.ModeDense || req.Mode == search.ModeHybrid) {
 		return nil, usagef("--mode %s needs an embedder: %s", req.Mode, k.cfg.Off)
 	}
+	if k.worktree && rev != "" && rev != "HEAD" {
+		return nil, usagef("--worktree searches HEAD and the working tree: leave out --rev %s", rev)
+	}
 	v, err := k.open(ctx, e, rev, quiet, noIndex)
 	if err != nil {
 		return nil, err
 	}
 	defer v.close()
+	if k.worktree {
+		if req.Overlay, err = k.worktreeOverlay(ctx, v.view); err != nil {
+			return nil, fmt.Errorf("--worktree: %w", err)
+		}
+		if len(req.Overlay.Files)+len(req.Overlay.Gone) == 0 {
+			notifier(e, quiet)("--worktree: no uncommitted changes; searching HEAD as committed")
+		}
+	}
 	return v.search(ctx, req)
+}
+
+// worktreeOverlay analyzes the working tree's uncommitted files, to be
+// searched in place of view's versions. Nothing is written anywhere.
+func (k *kbRepo) worktreeOverlay(ctx context.Context, view *store.View) (*search.Overlay, error) {
+	committed := make(map[string]store.SHA, len(view.Entries))
+	for _, e := range view.Entries {
+		committed[e.Path] = e.Blob
+	}
+	wt, err := index.Worktree(ctx, k.repo, func(p string) (store.SHA, bool) {
+		b, ok := committed[p]
+		return b, ok
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &search.Overlay{Files: wt.Files, Gone: wt.Gone}, nil
 }
 
 // openView is one commit's view with the database open read-only, for
@@ -362,6 +403,9 @@ func printResults(e env, resp *search.Response) {
 			more += "  " + style(e, "33", "[deprecated]")
 		case search.HealthStale:
 			more += "  " + style(e, "33", "[stale: not reviewed for over "+resp.StaleAfter+"]")
+		}
+		if strings.HasPrefix(r.Citation, "worktree:") {
+			more += "  " + style(e, "36", "[uncommitted]")
 		}
 		fmt.Fprintf(w, "%2d. %s  L%d-L%d  %s%s\n", r.Rank, style(e, "1", r.Path), r.StartLine, r.EndLine, where, more)
 		fmt.Fprintf(w, "    %s\n", highlight(e, r.Snippet, r.Highlights))

@@ -38,25 +38,35 @@ Examples:
 			if err != nil {
 				return err
 			}
-			commit, _, err := repo.Resolve(c.Context, cit.Rev)
-			if err != nil {
-				return err
+			var lines []string
+			where := worktreeRev
+			if cit.Rev == worktreeRev {
+				// A --worktree citation: the file as it is on disk now.
+				if lines, err = worktreeLines(repo, cit.Path); err != nil {
+					return err
+				}
+			} else {
+				commit, _, err := repo.Resolve(c.Context, cit.Rev)
+				if err != nil {
+					return err
+				}
+				where = commit.String()[:12]
+				_, data, err := repo.FileAt(commit, strings.TrimPrefix(cit.Path, "/"))
+				if err != nil {
+					return err
+				}
+				text, _, binary := chunk.Decode(data)
+				if binary {
+					return fmt.Errorf("%s is a binary file", cit.Path)
+				}
+				lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 			}
-			_, data, err := repo.FileAt(commit, strings.TrimPrefix(cit.Path, "/"))
-			if err != nil {
-				return err
-			}
-			text, _, binary := chunk.Decode(data)
-			if binary {
-				return fmt.Errorf("%s is a binary file", cit.Path)
-			}
-			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 			start, end := 1, len(lines)
 			if cit.Start > 0 {
 				start, end = cit.Start, cit.End
 			}
 			if start < 1 || end < start || start > len(lines) {
-				return fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, cit.Path, len(lines), commit.String()[:12])
+				return fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, cit.Path, len(lines), where)
 			}
 			ctxN := c.Int("context")
 			start, end = max(1, start-ctxN), min(len(lines), end+ctxN)

@@ -99,3 +99,6 @@ func humanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// worktreeFlag is --worktree, for search, context and ask.
+var worktreeFlag = &cli.BoolFlag{Name: "worktree", Usage: "search HEAD plus the working tree's uncommitted files (modified, added, untracked; cited as worktree:PATH)"}

@@ -1,0 +1,123 @@
+package index
+
+import (
+	"context"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/store"
+)
+
+// WorktreeChanges are the uncommitted files of a working tree, analyzed
+// as the indexer would analyze them, for searching on top of HEAD's view.
+type WorktreeChanges struct {
+	Files []store.AnalyzedFile
+	// Gone are paths whose committed version no longer stands: deleted,
+	// or now skipped (binary, too large, .kbignore'd).
+	Gone    []string
+	Skipped map[string]int // why changed files were left out
+}
+
+// Worktree reads the working tree's changes against HEAD. committed
+// gives the blob indexed for a path at HEAD: a file whose content is
+// unchanged (touched, or staged and reverted) is not an overlay. Nothing
+// is written, to the repository or to the index.
+func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) (store.SHA, bool)) (*WorktreeChanges, error) {
+	paths, err := repo.WorktreeChanges(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &WorktreeChanges{Skipped: map[string]int{}}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	maxSize, err := configSize(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	kbignore, _ := os.ReadFile(filepath.Join(repo.WorkTree, ".kbignore"))
+	f := newFilter(maxSize, string(kbignore))
+	an := segment.Tiny()
+	tm := &timer{m: map[string]time.Duration{}}
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		full := filepath.Join(repo.WorkTree, filepath.FromSlash(p))
+		fi, err := os.Lstat(full)
+		if errors.Is(err, fs.ErrNotExist) {
+			out.Gone = append(out.Gone, p)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if fi.IsDir() {
+			continue // a nested repository or submodule
+		}
+		mode := uint32(0o100644)
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			mode = 0o120000
+		}
+		if why := f.skip(p, mode, fi.Size()); why != "" {
+			out.Skipped[why]++
+			out.Gone = append(out.Gone, p)
+			continue
+		}
+		data, err := os.ReadFile(full)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		blob := gitBlobHash(data)
+		if old, ok := committed(p); ok && old == blob {
+			continue
+		}
+		a := analyze(an, tm, p, blob, data)
+		if why := map[byte]string{store.SkipBinary: SkipBinary, store.SkipFailed: SkipFailed}[a.header.Skip]; why != "" || a.header.N == 0 {
+			if why == "" {
+				why = SkipEmpty
+			}
+			out.Skipped[why]++
+			out.Gone = append(out.Gone, p)
+			continue
+		}
+		text, _, _ := chunk.Decode(data)
+		af := store.AnalyzedFile{Path: p, Blob: blob, Meta: a.meta, Lines: strings.Split(text, "\n"), BodyLen: a.lens}
+		for f, l := range a.header.FieldLen {
+			af.FieldLen[f] = uint64(l)
+		}
+		for _, terms := range a.chunks {
+			m := make(map[string][store.NumFields]uint16, len(terms))
+			for _, t := range terms {
+				m[t.term] = t.tf
+			}
+			af.Chunks = append(af.Chunks, m)
+		}
+		for _, c := range chunk.Split(p, text).Chunks {
+			af.EmbedInputs = append(af.EmbedInputs, EmbedText(a.meta.Title, c.Heading, c.Text))
+		}
+		out.Files = append(out.Files, af)
+	}
+	return out, nil
+}
+
+// gitBlobHash is git's object name for a blob: SHA-1 of "blob <size>\0"
+// and the content.
+func gitBlobHash(data []byte) store.SHA {
+	h := sha1.New()
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	var s store.SHA
+	copy(s[:], h.Sum(nil))
+	return s
+}
