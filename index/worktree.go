@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-kb/git-kb/chunk"
@@ -49,66 +51,107 @@ func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) 
 	f := newFilter(maxSize, string(kbignore))
 	an := segment.Tiny()
 	tm := &timer{m: map[string]time.Duration{}}
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		full := filepath.Join(repo.WorkTree, filepath.FromSlash(p))
-		fi, err := os.Lstat(full)
-		if errors.Is(err, fs.ErrNotExist) {
-			out.Gone = append(out.Gone, p)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if fi.IsDir() {
-			continue // a nested repository or submodule
-		}
-		mode := uint32(0o100644)
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			mode = 0o120000
-		}
-		if why := f.skip(p, mode, fi.Size()); why != "" {
-			out.Skipped[why]++
-			out.Gone = append(out.Gone, p)
-			continue
-		}
-		data, err := os.ReadFile(full)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
-		}
-		blob := gitBlobHash(data)
-		if old, ok := committed(p); ok && old == blob {
-			continue
-		}
-		a := analyze(an, tm, p, blob, data)
-		if why := map[byte]string{store.SkipBinary: SkipBinary, store.SkipFailed: SkipFailed}[a.header.Skip]; why != "" || a.header.N == 0 {
-			if why == "" {
-				why = SkipEmpty
+	// Each changed file is read and analyzed on its own, on every core:
+	// the analysis is most of the cost of a --worktree search.
+	type one struct {
+		file *store.AnalyzedFile
+		gone bool
+		skip string
+		err  error
+	}
+	results := make([]one, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.NumCPU(), len(paths)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := &results[i]
+				r.file, r.gone, r.skip, r.err = worktreeFile(ctx, repo, f, an, tm, paths[i], committed)
 			}
-			out.Skipped[why]++
-			out.Gone = append(out.Gone, p)
-			continue
+		}()
+	}
+	for i := range paths {
+		if ctx.Err() != nil {
+			break
 		}
-		text, _, _ := chunk.Decode(data)
-		af := store.AnalyzedFile{Path: p, Blob: blob, Meta: a.meta, Lines: strings.Split(text, "\n"), BodyLen: a.lens}
-		for f, l := range a.header.FieldLen {
-			af.FieldLen[f] = uint64(l)
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, r := range results {
+		switch {
+		case r.err != nil:
+			return nil, r.err
+		case r.skip != "":
+			out.Skipped[r.skip]++
+			out.Gone = append(out.Gone, paths[i])
+		case r.gone:
+			out.Gone = append(out.Gone, paths[i])
+		case r.file != nil:
+			out.Files = append(out.Files, *r.file)
 		}
-		for _, terms := range a.chunks {
-			m := make(map[string][store.NumFields]uint16, len(terms))
-			for _, t := range terms {
-				m[t.term] = t.tf
-			}
-			af.Chunks = append(af.Chunks, m)
-		}
-		for _, c := range chunk.Split(p, text).Chunks {
-			af.EmbedInputs = append(af.EmbedInputs, EmbedText(a.meta.Title, c.Heading, c.Text))
-		}
-		out.Files = append(out.Files, af)
 	}
 	return out, nil
+}
+
+// worktreeFile reads and analyzes one changed path: the file, or gone
+// (deleted), or why it is skipped; nil for all when there is nothing to
+// search (a directory, or content equal to the committed blob).
+func worktreeFile(ctx context.Context, repo *gitx.Repo, f *filter, an *segment.Analyzer, tm *timer, p string, committed func(string) (store.SHA, bool)) (*store.AnalyzedFile, bool, string, error) {
+	full := filepath.Join(repo.WorkTree, filepath.FromSlash(p))
+	fi, err := os.Lstat(full)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, "", nil
+	}
+	if err != nil {
+		return nil, false, "", err
+	}
+	if fi.IsDir() {
+		return nil, false, "", nil // a nested repository or submodule
+	}
+	mode := uint32(0o100644)
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		mode = 0o120000
+	}
+	if why := f.skip(p, mode, fi.Size()); why != "" {
+		return nil, false, why, nil
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return nil, false, "", fmt.Errorf("read %s: %w", p, err)
+	}
+	blob := gitBlobHash(data)
+	if old, ok := committed(p); ok && old == blob {
+		return nil, false, "", nil
+	}
+	a := analyze(an, tm, p, blob, data)
+	if why := map[byte]string{store.SkipBinary: SkipBinary, store.SkipFailed: SkipFailed}[a.header.Skip]; why != "" || a.header.N == 0 {
+		if why == "" {
+			why = SkipEmpty
+		}
+		return nil, false, why, nil
+	}
+	text, _, _ := chunk.Decode(data)
+	af := &store.AnalyzedFile{Path: p, Blob: blob, Meta: a.meta, Lines: strings.Split(text, "\n"), BodyLen: a.lens}
+	for f, l := range a.header.FieldLen {
+		af.FieldLen[f] = uint64(l)
+	}
+	for _, terms := range a.chunks {
+		m := make(map[string][store.NumFields]uint16, len(terms))
+		for _, t := range terms {
+			m[t.term] = t.tf
+		}
+		af.Chunks = append(af.Chunks, m)
+	}
+	for _, c := range chunk.Split(p, text).Chunks {
+		af.EmbedInputs = append(af.EmbedInputs, EmbedText(a.meta.Title, c.Heading, c.Text))
+	}
+	return af, false, "", nil
 }
 
 // gitBlobHash is git's object name for a blob: SHA-1 of "blob <size>\0"
