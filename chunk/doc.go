@@ -2,7 +2,9 @@
 // 1-based line ranges: Markdown by front-matter and heading sections, Go by
 // declarations (go/parser), other common languages by declaration patterns,
 // everything else by paragraph-aware line windows. Long pieces are split at
-// paragraph and sentence boundaries with ~15% overlap.
+// paragraph and sentence boundaries with ~15% overlap. refs.go reads what
+// a file refers to: its imports and links (Imports) and the functions a
+// piece of code calls (Calls).
 //
 // It must not import store, gitx or segment: bytes in, chunks out.
 package chunk

@@ -10,6 +10,9 @@
 // publish the view, so searches keep answering from the previous view for
 // all but that short window. A lock file keeps indexers one at a time.
 //
+// Worktree analyzes a working tree's uncommitted files the same way, in
+// memory only, for searching them on top of HEAD's view.
+//
 // It must not import search, mcp, hooks or cmd. Progress is reported through
 // Options.Progress; the package never prints.
 package index
