@@ -221,23 +221,25 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 		targets = append(targets, target{imp, files})
 	}
 	var out []Result
-	add := func(f *store.ViewEntry, idx int, rel Relation) error {
-		if len(out) >= 3*relatedPerKind {
-			return nil
-		}
+	listed := map[string]int{} // per kind
+	full := func(kind string) bool { return listed[kind] >= relatedPerKind }
+	// add lists chunk idx of f unless it is already on the page; it
+	// reports whether it did.
+	add := func(f *store.ViewEntry, idx int, rel Relation) (bool, error) {
 		res, err := r.s.result(r.req, f, idx, r.terms)
 		if err != nil {
-			return err
+			return false, err
 		}
 		key := res.Path + "#" + strconv.Itoa(res.StartLine)
 		if r.shown[key] || rel.Kind != RelDefines && r.shown[res.Path] {
-			return nil
+			return false, nil
 		}
 		r.shown[key], r.shown[res.Path] = true, true
 		rel.From = seed.Path
 		res.Related = &rel
 		out = append(out, res)
-		return nil
+		listed[rel.Kind]++
+		return true, nil
 	}
 
 	// Definitions of the names the matched chunk uses.
@@ -309,19 +311,15 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 	}
 	sort.SliceStable(defs, func(i, j int) bool { return defs[i].score > defs[j].score })
 	defined := map[int]bool{} // imports a listed definition stands for
-	n := 0
 	for _, d := range defs {
-		if n >= relatedPerKind {
+		if full(RelDefines) {
 			break
 		}
-		before := len(out)
-		if err := add(d.f, d.idx, Relation{Kind: RelDefines, Name: d.name}); err != nil {
+		ok, err := add(d.f, d.idx, Relation{Kind: RelDefines, Name: d.name})
+		if err != nil {
 			return nil, err
 		}
-		if len(out) > before {
-			n++
-			defined[d.target] = true
-		}
+		defined[d.target] = defined[d.target] || ok
 	}
 
 	// The files it imports: those the matched chunk uses (its links, or
@@ -352,19 +350,14 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 		}
 		return fileScore(a) > fileScore(b)
 	})
-	n = 0
 	for _, ti := range order {
-		if n >= relatedPerKind {
+		if full(RelImports) {
 			break
 		}
 		t := targets[ti]
 		f, idx := r.representative(t.files)
-		before := len(out)
-		if err := add(f, idx, Relation{Kind: RelImports, Via: t.imp.Spec}); err != nil {
+		if _, err := add(f, idx, Relation{Kind: RelImports, Via: t.imp.Spec}); err != nil {
 			return nil, err
-		}
-		if len(out) > before {
-			n++
 		}
 	}
 
@@ -373,18 +366,13 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	n = 0
 	for _, imp := range importers {
-		if n >= relatedPerKind {
+		if full(RelImportedBy) {
 			break
 		}
 		f, idx := r.representative([]*store.ViewEntry{imp.file})
-		before := len(out)
-		if err := add(f, idx, Relation{Kind: RelImportedBy, Via: imp.via}); err != nil {
+		if _, err := add(f, idx, Relation{Kind: RelImportedBy, Via: imp.via}); err != nil {
 			return nil, err
-		}
-		if len(out) > before {
-			n++
 		}
 	}
 	return out, nil
