@@ -464,7 +464,15 @@ func publish(ctx context.Context, dbDir string, o store.Options, seg *store.Segm
 // analyze decodes, chunks and analyzes one blob. A bug on one odd file
 // must not stop the run: a panic is recovered and the blob is skipped as
 // unreadable (and logged in the stats).
-func analyze(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data []byte) (r *analyzed) {
+func analyze(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data []byte) *analyzed {
+	r, _, _ := analyzeKeep(an, tm, path, blob, data)
+	return r
+}
+
+// analyzeKeep is analyze that also returns the decoded text and its
+// chunks, for a caller that needs them (Worktree) without doing the work
+// again; the indexer does not keep them.
+func analyzeKeep(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data []byte) (r *analyzed, text string, doc chunk.Doc) {
 	r = &analyzed{blob: blob}
 	defer func() {
 		if p := recover(); p != nil {
@@ -475,9 +483,9 @@ func analyze(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data 
 	text, enc, binary := chunk.Decode(data)
 	if binary {
 		r.header.Skip = store.SkipBinary
-		return r
+		return r, "", doc
 	}
-	doc := chunk.Split(path, text)
+	doc = chunk.Split(path, text)
 	tm.since("chunk", t0)
 
 	t0 = time.Now()
@@ -523,7 +531,7 @@ func analyze(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data 
 	r.header.N = uint32(len(doc.Chunks))
 	r.header.UniqueTerm = uint32(len(unique))
 	tm.since("analyze", t0)
-	return r
+	return r, text, doc
 }
 
 func joinSymbols(s []string) string {

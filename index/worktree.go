@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
@@ -129,14 +128,13 @@ func worktreeFile(ctx context.Context, repo *gitx.Repo, f *filter, an *segment.A
 	if old, ok := committed(p); ok && old == blob {
 		return nil, false, "", nil
 	}
-	a := analyze(an, tm, p, blob, data)
+	a, text, doc := analyzeKeep(an, tm, p, blob, data)
 	if why := map[byte]string{store.SkipBinary: SkipBinary, store.SkipFailed: SkipFailed}[a.header.Skip]; why != "" || a.header.N == 0 {
 		if why == "" {
 			why = SkipEmpty
 		}
 		return nil, false, why, nil
 	}
-	text, _, _ := chunk.Decode(data)
 	af := &store.AnalyzedFile{Path: p, Blob: blob, Meta: a.meta, Lines: strings.Split(text, "\n"), BodyLen: a.lens}
 	for f, l := range a.header.FieldLen {
 		af.FieldLen[f] = uint64(l)
@@ -148,7 +146,7 @@ func worktreeFile(ctx context.Context, repo *gitx.Repo, f *filter, an *segment.A
 		}
 		af.Chunks = append(af.Chunks, m)
 	}
-	for _, c := range chunk.Split(p, text).Chunks {
+	for _, c := range doc.Chunks {
 		af.EmbedInputs = append(af.EmbedInputs, EmbedText(a.meta.Title, c.Heading, c.Text))
 	}
 	return af, false, "", nil

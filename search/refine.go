@@ -86,22 +86,8 @@ func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
 			textExcludes = append(textExcludes, ex)
 			continue
 		}
-		var buf []store.Posting
-		err := s.DB.Postings(s.Pipeline, terms[0], v.Segments(), func(_ uint32, data []byte) error {
-			var err error
-			buf, err = store.DecodePostings(buf[:0], data)
-			for _, p := range buf {
-				excluded.Add(p.Chunk)
-			}
-			return err
-		})
-		if err != nil {
+		if err := s.eachPosting(req, terms[0], func(p store.Posting) { excluded.Add(p.Chunk) }); err != nil {
 			return nil, err
-		}
-		if req.ov != nil {
-			for _, p := range req.ov.postings(terms[0]) {
-				excluded.Add(p.Chunk)
-			}
 		}
 	}
 	needText := len(q.Phrases) > 0 || len(textExcludes) > 0
@@ -204,28 +190,14 @@ func (s *Searcher) definitions(req Request, syms []string) ([]uint32, error) {
 	for _, e := range v.ChunkEntries(nil) {
 		live.AddRange(uint64(e.First), uint64(e.First)+uint64(e.N))
 	}
-	var buf []store.Posting
 	for _, t := range terms {
-		err := s.DB.Postings(s.Pipeline, t, v.Segments(), func(_ uint32, data []byte) error {
-			var err error
-			buf, err = store.DecodePostings(buf[:0], data)
-			for _, p := range buf {
-				if p.TF[store.FieldSymbol] > 0 && live.Contains(p.Chunk) {
-					consider(p.Chunk)
-				}
+		err := s.eachPosting(req, t, func(p store.Posting) {
+			if p.TF[store.FieldSymbol] > 0 && live.Contains(p.Chunk) {
+				consider(p.Chunk)
 			}
-			return err
 		})
 		if err != nil {
 			return nil, err
-		}
-	}
-	// Uncommitted files have no postings in the database: check them all.
-	for _, e := range v.Entries {
-		if e.Seg == overlaySeg {
-			for c := e.First; c < e.First+e.N; c++ {
-				consider(c)
-			}
 		}
 	}
 	if len(out) == 0 {
@@ -243,6 +215,27 @@ func (s *Searcher) definitions(req Request, syms []string) ([]uint32, error) {
 		}
 	}
 	return out, nil
+}
+
+// eachPosting calls fn for each posting of term in the view's segments,
+// then in the overlay of uncommitted files, if any.
+func (s *Searcher) eachPosting(req Request, term string, fn func(store.Posting)) error {
+	var buf []store.Posting
+	err := s.DB.Postings(s.Pipeline, term, req.View.Segments(), func(_ uint32, data []byte) error {
+		var err error
+		buf, err = store.DecodePostings(buf[:0], data)
+		for _, p := range buf {
+			fn(p)
+		}
+		return err
+	})
+	if err != nil || req.ov == nil {
+		return err
+	}
+	for _, p := range req.ov.postings(term) {
+		fn(p)
+	}
+	return nil
 }
 
 // maxSymbolScan bounds the fallback scan of code files for a symbol.

@@ -67,6 +67,21 @@ func newPathIndex(v *store.View) *pathIndex {
 	return x
 }
 
+// uniqueSuffix is the one file whose path is rel or ends in /rel (an
+// include or a Java class path found from any source root); nil when none
+// or several are.
+func (x *pathIndex) uniqueSuffix(rel string) []*store.ViewEntry {
+	var hits []*store.ViewEntry
+	for p, e := range x.byPath {
+		if p == rel || strings.HasSuffix(p, "/"+rel) {
+			if hits = append(hits, e); len(hits) > 1 {
+				return nil
+			}
+		}
+	}
+	return hits
+}
+
 // related appends, to a strong result set, the files its best matches
 // import or are imported by and the definitions of the names they use.
 // A weak set (the first result lacks most of the query's words) gets
@@ -538,14 +553,8 @@ func (r *relater) resolve(from, lang string, imp chunk.Import) []*store.ViewEntr
 		if f := file(joinRel(dir, imp.Spec)); f != nil {
 			return f
 		}
-		var hits []*store.ViewEntry
-		for p, e := range r.x.byPath {
-			if strings.HasSuffix(p, "/"+imp.Spec) || p == imp.Spec {
-				hits = append(hits, e)
-			}
-		}
-		if len(hits) == 1 {
-			return hits
+		if f := r.x.uniqueSuffix(imp.Spec); f != nil {
+			return f
 		}
 	case "rust":
 		for _, cand := range []string{imp.Spec + ".rs", imp.Spec + "/mod.rs"} {
@@ -556,14 +565,8 @@ func (r *relater) resolve(from, lang string, imp chunk.Import) []*store.ViewEntr
 	case "java":
 		rel := strings.ReplaceAll(imp.Spec, ".", "/")
 		for _, ext := range []string{".java", ".kt", ".scala"} {
-			var hits []*store.ViewEntry
-			for p, e := range r.x.byPath {
-				if strings.HasSuffix(p, "/"+rel+ext) || p == rel+ext {
-					hits = append(hits, e)
-				}
-			}
-			if len(hits) == 1 {
-				return hits
+			if f := r.x.uniqueSuffix(rel + ext); f != nil {
+				return f
 			}
 		}
 	}
@@ -682,16 +685,7 @@ func (r *relater) importers(e *store.ViewEntry, lang string) ([]importer, error)
 	var cands *roaring.Bitmap
 	for _, w := range words {
 		bm := roaring.New()
-		var buf []store.Posting
-		err := r.s.DB.Postings(r.s.Pipeline, w, v.Segments(), func(_ uint32, data []byte) error {
-			var err error
-			buf, err = store.DecodePostings(buf[:0], data)
-			for _, p := range buf {
-				bm.Add(p.Chunk)
-			}
-			return err
-		})
-		if err != nil {
+		if err := r.s.eachPosting(r.req, w, func(p store.Posting) { bm.Add(p.Chunk) }); err != nil {
 			return nil, err
 		}
 		if cands == nil {

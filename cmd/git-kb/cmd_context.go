@@ -164,9 +164,15 @@ func blobLines(repo *gitx.Repo, blob string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return textLines("blob "+blob[:12], data)
+}
+
+// textLines decodes a file's bytes (UTF-8, GB18030) into lines, without
+// the empty line after a final newline; name is for the error.
+func textLines(name string, data []byte) ([]string, error) {
 	text, _, binary := chunk.Decode(data)
 	if binary {
-		return nil, fmt.Errorf("blob %s is binary", blob[:12])
+		return nil, fmt.Errorf("%s is binary", name)
 	}
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
 }
@@ -188,9 +194,5 @@ func worktreeLines(repo *gitx.Repo, p string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	text, _, binary := chunk.Decode(data)
-	if binary {
-		return nil, fmt.Errorf("%s is binary", p)
-	}
-	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
+	return textLines(p, data)
 }

@@ -390,10 +390,7 @@ func printResults(e env, resp *search.Response) {
 			printRelated(e, r)
 			continue
 		}
-		where := r.Heading
-		if where == "" {
-			where = r.Title
-		}
+		where := placeOf(r)
 		more := ""
 		if r.MoreInFile > 0 {
 			more = fmt.Sprintf("  (+%d more in file)", r.MoreInFile)
@@ -480,11 +477,15 @@ func printRelated(e env, r search.Result) {
 	case rel.Kind == search.RelImportedBy:
 		how = fmt.Sprintf("imports %s as %q", rel.From, rel.Via)
 	}
-	where := r.Heading
-	if where == "" {
-		where = r.Title
-	}
-	fmt.Fprintf(w, "  - %s  L%d-L%d  %s\n", style(e, "1", r.Path), r.StartLine, r.EndLine, where)
+	fmt.Fprintf(w, "  - %s  L%d-L%d  %s\n", style(e, "1", r.Path), r.StartLine, r.EndLine, placeOf(r))
 	fmt.Fprintf(w, "    %s\n", style(e, "2", how))
 	fmt.Fprintf(w, "    %s\n", style(e, "2", r.Citation))
+}
+
+// placeOf names where in its file a result is: its heading, else the title.
+func placeOf(r search.Result) string {
+	if r.Heading != "" {
+		return r.Heading
+	}
+	return r.Title
 }

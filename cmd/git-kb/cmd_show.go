@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
 )
@@ -55,11 +54,9 @@ Examples:
 				if err != nil {
 					return err
 				}
-				text, _, binary := chunk.Decode(data)
-				if binary {
-					return fmt.Errorf("%s is a binary file", cit.Path)
+				if lines, err = textLines(cit.Path, data); err != nil {
+					return err
 				}
-				lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 			}
 			start, end := 1, len(lines)
 			if cit.Start > 0 {
