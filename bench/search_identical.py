@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Do two git-kb binaries give the same `search --json` answers?
+
+For a refactor that must not change behaviour: runs every query of the
+given query files through both binaries, on one indexed repository, with
+several flag sets (plain, -n 3 --per-file 2, --related, query operators),
+and compares the JSON byte for byte after dropping what is timing, not
+ranking (took_ms, timings_ms). Prints the first difference and exits 1 if
+any; otherwise one line of counts.
+
+Both binaries read the same index, so they must share a pipeline version.
+
+Usage: search_identical.py --old BIN --new BIN --repo DIR --queries FILE.jsonl [FILE...]
+       [--flags '--mode lexical' ...]
+"""
+import argparse, json, subprocess, sys
+
+DEFAULT_FLAGS = ["", "-n 3 --per-file 2", "--related", "--mode lexical -n 20"]
+
+
+def answer(kb, repo, query, flags):
+    p = subprocess.run([kb, "search", "--json", "-q", *flags.split(), query],
+                       cwd=repo, capture_output=True, text=True)
+    if p.returncode:
+        return f"exit {p.returncode}: {p.stderr.strip()}"
+    out = json.loads(p.stdout)
+    out.pop("took_ms", None)
+    out.pop("timings_ms", None)
+    return json.dumps(out, ensure_ascii=False, sort_keys=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--old", required=True)
+    ap.add_argument("--new", required=True)
+    ap.add_argument("--repo", required=True)
+    ap.add_argument("--queries", nargs="+", required=True)
+    ap.add_argument("--flags", action="append", help="flag sets to try (default: %s)" % DEFAULT_FLAGS)
+    a = ap.parse_args()
+    queries = []
+    for f in a.queries:
+        with open(f, encoding="utf-8") as fh:
+            queries += [json.loads(l)["query"] for l in fh if l.strip()]
+    # Operators of the query language, built from the set's own queries.
+    extra = []
+    for q in queries[:5]:
+        w = q.split()
+        extra.append(f'{q} -{w[-1]}' if len(w) > 1 else f'"{q}"')
+        extra.append(f'{q} path:*.md')
+    n = 0
+    for flags in a.flags or DEFAULT_FLAGS:
+        for q in queries + extra:
+            old, new = answer(a.old, a.repo, q, flags), answer(a.new, a.repo, q, flags)
+            n += 1
+            if old != new:
+                print(f"DIFFERENT for {q!r} with flags {flags!r}:\n old: {old[:2000]}\n new: {new[:2000]}")
+                sys.exit(1)
+    print(f"identical: {n} answers ({len(queries) + len(extra)} queries x {len(a.flags or DEFAULT_FLAGS)} flag sets) in {a.repo}")
+
+
+if __name__ == "__main__":
+    main()

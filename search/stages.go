@@ -1,0 +1,434 @@
+package search
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/store"
+)
+
+// Search runs a query through the stages below, each a function with its
+// own input and output:
+//
+//	analyze    Request            -> query (terms and their weights, scope)
+//	candidates query              -> lexicalCandidates (postings of live chunks)
+//	score      lexicalCandidates  -> []hit (BM25F per chunk)
+//	fuse       []hit + dense side -> []hit (RRF or DBSF; lexical mode skips it)
+//	filter     []hit              -> []hit (query operators: -x, "phrase", tag:, @@Sym)
+//	group      []hit              -> []*fileHits (a file's best chunks)
+//	priors     []*fileHits        -> []*fileHits (doc health; reordered)
+//	render     []*fileHits        -> Response.Results (snippets, citations)
+//	related    Response           -> Response (--related)
+//
+// Rerank runs after Search, in the caller (it needs a model client).
+// Each stage's time is in Response.Timings (git kb search -v).
+func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
+	began := time.Now()
+	timings := map[string]float64{}
+	lap := func(stage string, t time.Time) { timings[stage] += float64(time.Since(t).Microseconds()) / 1000 }
+	finish := func(resp *Response) (*Response, error) {
+		resp.TookMs = time.Since(began).Milliseconds()
+		resp.Timings = timings
+		return resp, nil
+	}
+	req = withDefaults(req, s.Dense != nil)
+	resp := newResponse(req)
+	if err := s.applyOverlay(&req, resp); err != nil {
+		return nil, err
+	}
+
+	t0 := time.Now()
+	q, err := analyze(req)
+	if err != nil {
+		return nil, err
+	}
+	req.Scope = q.scope
+	resp.Terms = q.words()
+	lap("analyze", t0)
+	if (len(q.terms) == 0 && req.Mode == ModeLexical) || req.View.Chunks == 0 {
+		return finish(resp)
+	}
+
+	cands, err := s.lexicalCandidates(ctx, req, q, lap)
+	if err != nil {
+		return nil, err
+	}
+
+	t0 = time.Now()
+	hits, err := s.score(req, cands)
+	if err != nil {
+		return nil, err
+	}
+	lap("score", t0)
+
+	if req.Mode != ModeLexical {
+		if hits, err = s.addDense(ctx, req, resp, hits, timings); err != nil {
+			return nil, err
+		}
+	}
+	if req.Parsed != nil {
+		t0 = time.Now()
+		if hits, err = s.refine(req, hits); err != nil {
+			return nil, err
+		}
+		lap("filter", t0)
+	}
+
+	t0 = time.Now()
+	files := group(req.View, hits)
+	if err := s.priors(req, files); err != nil {
+		return nil, err
+	}
+	lap("group+priors", t0)
+
+	t0 = time.Now()
+	if err := s.render(ctx, req, resp, files, resp.Terms); err != nil {
+		return nil, err
+	}
+	lap("render", t0)
+	if req.Related {
+		t0 = time.Now()
+		if err := s.related(ctx, req, resp, hits, resp.Terms); err != nil {
+			return nil, fmt.Errorf("related files: %w", err)
+		}
+		lap("related", t0)
+	}
+	return finish(resp)
+}
+
+// withDefaults fills in what a Request leaves out.
+func withDefaults(req Request, haveDense bool) Request {
+	if req.K <= 0 {
+		req.K = 10
+	}
+	if req.PerFile <= 0 {
+		req.PerFile = 1
+	}
+	if req.Mode == "" {
+		req.Mode = ModeLexical
+		if haveDense {
+			req.Mode = ModeHybrid
+		}
+	}
+	if req.Fusion == "" {
+		req.Fusion = FusionRRF
+	}
+	return req
+}
+
+func newResponse(req Request) *Response {
+	resp := &Response{Query: req.Query, Commit: hex.EncodeToString(req.Commit[:]), Mode: req.Mode, Results: []Result{}}
+	if req.StaleAfter > 0 {
+		resp.StaleAfter = fmt.Sprintf("%dd", int(req.StaleAfter.Hours()/24))
+	}
+	return resp
+}
+
+// query is the analyze stage's output: the ranked text's distinct terms
+// in order of first appearance, each with its weight, and the path scope
+// of the query's operators.
+type query struct {
+	terms []queryTerm
+	scope func(string) bool
+}
+
+// queryTerm is one term a query ranks by.
+type queryTerm struct {
+	term string
+	// weight multiplies the term's BM25 contribution: how often the user
+	// wrote it.
+	weight float64
+}
+
+// words are the query's terms, in order.
+func (q *query) words() []string {
+	var out []string
+	for _, t := range q.terms {
+		out = append(out, t.term)
+	}
+	return out
+}
+
+// analyze cuts the query's free text into terms with the indexer's
+// analyzer and works out the scope its operators ask for.
+func analyze(req Request) (*query, error) {
+	text := req.Query
+	if req.Parsed != nil {
+		text = req.Parsed.Text
+	}
+	scope, err := queryScope(req)
+	if err != nil {
+		return nil, err
+	}
+	q := &query{scope: scope}
+	at := map[string]int{}
+	for _, t := range segment.Tiny().Terms(text) {
+		i, ok := at[t]
+		if !ok {
+			i = len(q.terms)
+			at[t] = i
+			q.terms = append(q.terms, queryTerm{term: t})
+		}
+		q.terms[i].weight++
+	}
+	return q, nil
+}
+
+// termPostings are one query term's postings in the view's live chunks.
+type termPostings struct {
+	term queryTerm
+	ps   []store.Posting
+}
+
+// lexicalCandidates is the candidates stage's lexical output: for each
+// query term found, its postings restricted to the live, in-scope chunks
+// of the view (and the overlay's), plus what scoring needs of the view.
+type lexicalCandidates struct {
+	lists []termPostings
+	segs  []store.Segment // the view's segments, by first chunk
+}
+
+// lexicalCandidates reads the postings of q's terms.
+func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query, lap func(string, time.Time)) (*lexicalCandidates, error) {
+	v := req.View
+	t0 := time.Now()
+	live := roaring.New()
+	viewSegs := v.Segments()
+	for _, e := range v.Entries {
+		if e.N > 0 && (req.Scope == nil || req.Scope(e.Path)) {
+			live.AddRange(uint64(e.First), uint64(e.First)+uint64(e.N))
+		}
+	}
+	segInfo, err := s.DB.Segments()
+	if err != nil {
+		return nil, err
+	}
+	// The view's segments sorted by first chunk: a chunk's segment is a
+	// binary search away, however many incremental runs made the view.
+	out := &lexicalCandidates{}
+	for id := range viewSegs {
+		if id == overlaySeg {
+			continue
+		}
+		out.segs = append(out.segs, segInfo[id])
+	}
+	sort.Slice(out.segs, func(i, j int) bool { return out.segs[i].First < out.segs[j].First })
+	lap("candidates: view", t0)
+
+	t0 = time.Now()
+	var buf []store.Posting
+	for _, qt := range q.terms {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		buf = buf[:0]
+		err := s.DB.Postings(s.Pipeline, qt.term, viewSegs, func(_ uint32, data []byte) error {
+			var err error
+			buf, err = store.DecodePostings(buf, data)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read postings of %q: %w", qt.term, err)
+		}
+		if req.ov != nil {
+			buf = append(buf, req.ov.postings(qt.term)...)
+		}
+		var ps []store.Posting
+		for _, p := range buf {
+			if live.Contains(p.Chunk) {
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) > 0 {
+			out.lists = append(out.lists, termPostings{qt, ps})
+		}
+	}
+	lap("candidates: postings", t0)
+	return out, nil
+}
+
+// bodyLengths reads chunks' body lengths, a segment's table at a time.
+type bodyLengths struct {
+	s      *Searcher
+	ov     *overlayIndex
+	segs   []store.Segment
+	tables map[uint32][]uint32
+}
+
+func (bl *bodyLengths) of(c uint32) (float64, error) {
+	if l, ok := bl.ov.bodyLen(c); ok {
+		return l, nil
+	}
+	segs := bl.segs
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].First+segs[i].N > c })
+	if i == len(segs) || segs[i].First > c {
+		return 0, fmt.Errorf("chunk %d is in no segment of the view", c)
+	}
+	sg := segs[i]
+	ls, ok := bl.tables[sg.ID]
+	if !ok {
+		var err error
+		if ls, err = bl.s.DB.Lengths(bl.s.Pipeline, sg.ID); err != nil {
+			return 0, err
+		}
+		bl.tables[sg.ID] = ls
+	}
+	if j := c - sg.First; int(j) < len(ls) {
+		return float64(ls[j]), nil
+	}
+	return 0, fmt.Errorf("chunk %d beyond the lengths of segment %d", c, sg.ID)
+}
+
+// score is BM25F over the candidates, best chunk first. Statistics (N,
+// average body length, document frequency) are the view's.
+func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, error) {
+	v := req.View
+	lengths := &bodyLengths{s: s, ov: req.ov, segs: c.segs, tables: map[uint32][]uint32{}}
+	n := float64(v.Chunks)
+	avg := float64(v.FieldLen[store.FieldBody]) / n
+	if avg <= 0 {
+		avg = 1
+	}
+	scores := map[uint32]float64{}
+	dl := map[uint32]float64{}
+	for _, tp := range c.lists {
+		df := float64(len(tp.ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		w := idf * tp.term.weight
+		for _, p := range tp.ps {
+			l, ok := dl[p.Chunk]
+			if !ok {
+				var err error
+				if l, err = lengths.of(p.Chunk); err != nil {
+					return nil, err
+				}
+				dl[p.Chunk] = l
+			}
+			tf := fieldWeight[store.FieldBody] * float64(p.TF[store.FieldBody]) / (1 - b + b*l/avg)
+			for f := 1; f < store.NumFields; f++ {
+				tf += fieldWeight[f] * float64(p.TF[f])
+			}
+			scores[p.Chunk] += w * tf * (k1 + 1) / (tf + k1)
+		}
+	}
+	hits := make([]hit, 0, len(scores))
+	for c, sc := range scores {
+		hits = append(hits, hit{chunk: c, score: sc})
+	}
+	sortHits(hits)
+	return hits, nil
+}
+
+// sortHits orders hits best first, ties by chunk id (stable output).
+func sortHits(hits []hit) {
+	sort.Slice(hits, func(i, j int) bool {
+		return hits[i].score > hits[j].score || hits[i].score == hits[j].score && hits[i].chunk < hits[j].chunk
+	})
+}
+
+// fileHits is one file's chunk hits, best first, and the file's score.
+type fileHits struct {
+	entry  *store.ViewEntry
+	hits   []hit
+	score  float64
+	health string // docHealth
+}
+
+// group gathers chunk hits by file. A file's score is its best chunk's
+// plus a damped share of its next best ones: a document that answers in
+// several sections is more likely the answer than one lucky paragraph
+// (the MaxP/SumP middle ground of passage-level retrieval).
+func group(v *store.View, hits []hit) []*fileHits {
+	byPath := map[string]*fileHits{}
+	var files []*fileHits
+	for _, h := range hits {
+		e := entryOf(v, h.chunk)
+		if e == nil {
+			continue
+		}
+		f := byPath[e.Path]
+		if f == nil {
+			f = &fileHits{entry: e}
+			byPath[e.Path] = f
+			files = append(files, f)
+		}
+		f.hits = append(f.hits, h) // in descending score order
+	}
+	for _, f := range files {
+		f.score = f.hits[0].score
+		for i := 1; i < len(f.hits) && i <= fileSupport; i++ {
+			f.score += supportWeight * f.hits[i].score / float64(i)
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
+	return files
+}
+
+// priors adjusts file scores by what is known of a file besides the
+// query's words, and reorders. Doc health: a document whose front-matter
+// says it is deprecated is demoted (halved), not hidden. Only the files
+// that could reach the page are looked at, so their metadata is all that
+// is decoded.
+func (s *Searcher) priors(req Request, files []*fileHits) error {
+	for i, f := range files {
+		if i >= 3*req.K+10 {
+			break
+		}
+		m, err := s.blobMeta(f.entry.Blob)
+		if err != nil {
+			return err
+		}
+		if h := docHealth(m.Meta, req.Now, req.StaleAfter); h != "" {
+			f.health = h
+			if h == HealthDeprecated {
+				f.score *= deprecatedWeight
+			}
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
+	return nil
+}
+
+// render takes the first K results from the ranked files (PerFile chunks
+// each, the rest counted) and fills in metadata and snippets.
+func (s *Searcher) render(ctx context.Context, req Request, resp *Response, files []*fileHits, terms []string) error {
+	type pick struct {
+		h hit
+		f *fileHits
+	}
+	var picked []pick
+	for _, f := range files {
+		shown := min(req.PerFile, len(f.hits))
+		for i := 0; i < shown && len(picked) < req.K; i++ {
+			h := f.hits[i]
+			if i == 0 {
+				h.score = f.score
+			}
+			picked = append(picked, pick{h, f})
+		}
+		if len(picked) >= req.K {
+			break
+		}
+	}
+	for i, p := range picked {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := p.f.entry
+		r, err := s.result(req, e, int(p.h.chunk-e.First), terms)
+		if err != nil {
+			return err
+		}
+		r.Rank, r.Score = i+1, math.Round(p.h.score*10000)/10000
+		r.MoreInFile, r.Health = len(p.f.hits)-min(req.PerFile, len(p.f.hits)), p.f.health
+		r.LexicalRank, r.DenseRank = p.h.lexRank, p.h.denseRank
+		resp.Results = append(resp.Results, r)
+	}
+	return nil
+}
