@@ -129,6 +129,22 @@ def load_zhdict(path):
     return words
 
 
+def load_stop(path):
+    """The analyzer's stop words (segment.go: enStop, zhStop): a query never
+    holds them, so an entry made of them never fires."""
+    stop = set()
+    try:
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+    except OSError:
+        return stop
+    for name in ("enStop", "zhStop"):
+        m = re.search(r"var " + name + r" = setOf\(`([^`]*)`\)", src)
+        if m:
+            stop.update(m.group(1).split())
+    return stop
+
+
 def pct(a, b):
     return f"{a}/{b} ({100.0 * a / b:.1f}%)" if b else "0/0"
 
@@ -150,6 +166,13 @@ def main():
     except (OSError, UnicodeDecodeError) as e:
         print(f"check_glossary: {args.file}: {e}", file=sys.stderr)
         return 1
+    stop = load_stop(os.path.join(os.path.dirname(args.zhdict), "segment.go"))
+    for n, _, zh, terms in entries:
+        if zh in stop:
+            errors.append(f"{n}: {zh} is a stop word of the analyzer: it never reaches expansion")
+        for t in terms:
+            if t in stop:
+                errors.append(f"{n}: {zh}: English {t!r} is a stop word of the analyzer: drop it")
     for e in errors:
         print(f"{args.file}:{e}")
 
