@@ -1,0 +1,383 @@
+package secrets
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// RulesVersion changes whenever a rule is added, removed or changed, so
+// that the indexer re-derives what it built under the old rules (the index
+// pipeline version folds it in).
+//
+//	1: first rule set
+const RulesVersion = 1
+
+// rule finds one kind of secret on a line.
+type rule struct {
+	id string
+	// keywords are lowercase substrings; the rule runs only on lines
+	// holding one of them (the cheap prefilter).
+	keywords []string
+	re       *regexp.Regexp
+	// group is the submatch that is the secret (0: the whole match).
+	group int
+	// minEntropy is the Shannon entropy, in bits per byte, the secret
+	// must reach (0: no check).
+	minEntropy float64
+	// valid, when set, must accept the secret.
+	valid func(v string) bool
+	// file, when set, limits the rule to files whose base name it accepts.
+	file func(base string) bool
+}
+
+// privateKeyRule names both private key forms: a block over several lines
+// (found by privateKeyBlocks) and a key inlined on one line with \n
+// escapes (a rule like the others).
+const privateKeyRule = "private-key"
+
+// Rules lists the rule ids, for kb.secrets.allow and documentation.
+func Rules() []string {
+	ids := []string{}
+	seen := map[string]bool{}
+	for _, r := range rules {
+		if !seen[r.id] {
+			seen[r.id] = true
+			ids = append(ids, r.id)
+		}
+	}
+	return ids
+}
+
+// rules, most specific first: where two rules match overlapping text the
+// marker names the earlier one.
+var rules = []*rule{
+	{
+		id:       privateKeyRule,
+		keywords: []string{"private key"},
+		// A PEM block written on one line, newlines escaped (JSON, YAML
+		// strings, Go string literals).
+		re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:\\r)?\\n[A-Za-z0-9+/=\\ :,.\-]{32,}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:\\n)?`),
+	},
+	{
+		id:       "gcp-service-account-key",
+		keywords: []string{`"private_key"`},
+		re:       regexp.MustCompile(`"private_key"\s*:\s*"([^"]{40,})"`),
+		group:    1,
+	},
+	{
+		id:       "gcp-private-key-id",
+		keywords: []string{`"private_key_id"`},
+		re:       regexp.MustCompile(`"private_key_id"\s*:\s*"([a-f0-9]{40})"`),
+		group:    1,
+	},
+	{
+		id:       "aws-access-key",
+		keywords: []string{"akia", "asia", "abia", "acca", "a3t"},
+		// Key ids are 20 characters of base32 after a fixed prefix.
+		re:    regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b`),
+		group: 1,
+	},
+	{
+		id:         "aws-secret-key",
+		keywords:   []string{"aws", "secret_access_key", "secretaccesskey", "secret-access-key"},
+		re:         regexp.MustCompile(`(?i)(?:aws.{0,24}?secret|secret[_-]?access[_-]?key).{0,24}?(?:[=:>]|\s)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		group:      1,
+		minEntropy: 3.5,
+	},
+	{
+		id:       "azure-storage-key",
+		keywords: []string{"accountkey"},
+		re:       regexp.MustCompile(`(?i)AccountKey["']?\s*[=:]\s*["']?([A-Za-z0-9+/]{86}==)`),
+		group:    1,
+	},
+	{
+		id:       "azure-shared-access-key",
+		keywords: []string{"sharedaccesskey"},
+		re:       regexp.MustCompile(`(?i)SharedAccessKey\s*=\s*([A-Za-z0-9+/]{42,44}=?)`),
+		group:    1,
+	},
+	{
+		id:       "azure-sas-token",
+		keywords: []string{"sig="},
+		re:       regexp.MustCompile(`(?i)[?&;]sv=\d{4}-\d\d-\d\d[^\s"'<>]*?[?&;]sig=([A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})`),
+		group:    1,
+	},
+	{
+		id:       "azure-client-secret",
+		keywords: []string{"q~"},
+		re:       regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)`),
+		group:    1,
+	},
+	{
+		id:       "alibaba-access-key",
+		keywords: []string{"ltai"},
+		re:       regexp.MustCompile(`\b(LTAI[A-Za-z0-9]{12,20})\b`),
+		group:    1,
+		// A key id mixes cases and digits; an identifier such as
+		// LTAIMPORTANTNOTE does not.
+		valid: mixed,
+	},
+	{
+		id:         "alibaba-secret-key",
+		keywords:   []string{"accesskeysecret", "access_key_secret", "access-key-secret"},
+		re:         regexp.MustCompile(`(?i)access[_-]?key[_-]?secret["']?\s*[:=]\s*["']?([A-Za-z0-9]{30})\b`),
+		group:      1,
+		minEntropy: 3.5,
+	},
+	{
+		id:       "github-token",
+		keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+		re:       regexp.MustCompile(`\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,251})\b`),
+		group:    1,
+	},
+	{
+		id:       "github-token",
+		keywords: []string{"github_pat_"},
+		re:       regexp.MustCompile(`\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b`),
+		group:    1,
+	},
+	{
+		id:       "gitlab-token",
+		keywords: []string{"glpat-", "glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-", "glimt-"},
+		re:       regexp.MustCompile(`\b(gl(?:pat|ptt|dt|rt|soat|cbt|imt)-[A-Za-z0-9_\-]{20,})`),
+		group:    1,
+	},
+	{
+		id:       "slack-token",
+		keywords: []string{"xox", "xapp-"},
+		re:       regexp.MustCompile(`\b(xox[abposre]-[0-9]{6,}-[A-Za-z0-9-]{8,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)`),
+		group:    1,
+	},
+	{
+		id:       "slack-webhook",
+		keywords: []string{"hooks.slack.com"},
+		re:       regexp.MustCompile(`(?i)hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_\-]{20,})`),
+		group:    1,
+	},
+	{
+		id:       "stripe-key",
+		keywords: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"},
+		re:       regexp.MustCompile(`\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,247}|whsec_[A-Za-z0-9+/]{32,})`),
+		group:    1,
+	},
+	{
+		id:       "openai-api-key",
+		keywords: []string{"t3blbkfj", "sk-proj-", "sk-svcacct-", "sk-admin-", "sk-ant-"},
+		re:       regexp.MustCompile(`\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,})`),
+		group:    1,
+	},
+	{
+		id:       "google-api-key",
+		keywords: []string{"aiza"},
+		re:       regexp.MustCompile(`\b(AIza[0-9A-Za-z_\-]{35})(?:[^0-9A-Za-z_\-]|$)`),
+		group:    1,
+	},
+	{
+		id:       "npm-token",
+		keywords: []string{"npm_"},
+		re:       regexp.MustCompile(`\b(npm_[A-Za-z0-9]{36})\b`),
+		group:    1,
+	},
+	{
+		id:       "npm-auth",
+		keywords: []string{"_authtoken", "_auth", "_password"},
+		// .npmrc: //registry/:_authToken=..., _auth=base64(user:pass),
+		// _password=base64(pass).
+		re:    regexp.MustCompile(`(?i)(?:^|[\s:])_(?:authToken|auth|password)\s*=\s*["']?([^\s"'$]{8,})`),
+		group: 1,
+		valid: notPlaceholder,
+	},
+	{
+		id:       "pypi-token",
+		keywords: []string{"pypi-ageichlwas5vcmc"},
+		re:       regexp.MustCompile(`\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,})`),
+		group:    1,
+	},
+	{
+		id:       "pypirc-password",
+		keywords: []string{"password"},
+		re:       regexp.MustCompile(`(?i)^\s*password\s*[=:]\s*(\S+)`),
+		group:    1,
+		valid:    notPlaceholder,
+		file:     func(base string) bool { return base == ".pypirc" },
+	},
+	{
+		id:         "jwt",
+		keywords:   []string{"eyj"},
+		re:         regexp.MustCompile(`\b(eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{10,})`),
+		group:      1,
+		minEntropy: 3.5,
+	},
+	{
+		id:         "bearer-token",
+		keywords:   []string{"bearer"},
+		re:         regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?bearer\s+([A-Za-z0-9._~+/\-]{20,}=*)`),
+		group:      1,
+		minEntropy: 3.5,
+	},
+	{
+		id:       "connection-string-password",
+		keywords: []string{"://"},
+		// scheme://user:password@host
+		re:    regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@"'<>]{1,64}:([^\s@/"'<>]{1,128})@[a-z0-9.\-\[\]_]+`),
+		group: 1,
+		valid: urlPassword,
+	},
+	{
+		id: "password-assignment",
+		keywords: []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "api_key", "apikey", "api-key",
+			"access_key", "accesskey", "access-key", "auth_key", "authkey", "credential"},
+		// name = value, name: value, name := value, "name": "value", --name=value.
+		re: regexp.MustCompile(`(?i)(?:^|[^a-z0-9])[a-z0-9_\-]*?(?:password|passwd|pwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)s?[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;&]+)`),
+		group: 1,
+		valid: randomValue,
+	},
+}
+
+// mixed says v has upper case letters, lower case letters and digits.
+func mixed(v string) bool {
+	var up, low, dig bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+		dig = dig || c >= '0' && c <= '9'
+	}
+	return up && low && dig
+}
+
+// placeholders are values that stand for a secret without being one.
+var placeholders = map[string]bool{
+	"password": true, "passwd": true, "pass": true, "pwd": true, "secret": true, "token": true, "changeme": true,
+	"yourpassword": true, "your_password": true, "your-password": true, "mypassword": true, "my_password": true,
+	"xxx": true, "xxxx": true, "none": true, "null": true, "nil": true, "true": true, "false": true, "undefined": true,
+	"example": true, "redacted": true, "hidden": true, "dummy": true, "test": true, "required": true, "optional": true,
+}
+
+// notPlaceholder rejects values that only stand for a secret: a variable
+// ($X, ${X}, %s, {{x}}, <x>), a masked value (***, xxxx) or a word such as
+// "password".
+func notPlaceholder(v string) bool {
+	if v == "" || strings.ContainsAny(v, "$<>{}%*[]()") {
+		return false
+	}
+	l := strings.ToLower(v)
+	if placeholders[l] || strings.HasPrefix(l, "your") || strings.Contains(l, "xxxx") || strings.Contains(l, "redacted") {
+		return false
+	}
+	for i := 1; i < len(l); i++ { // one character repeated
+		if l[i] != l[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// urlPassword accepts the password of scheme://user:password@host unless
+// it is a placeholder or a demo value the docs repeat everywhere: under
+// four characters (gopher:go@) or only digits (root:123456@).
+func urlPassword(v string) bool {
+	if len(v) < 4 || strings.Trim(v, "0123456789") == "" {
+		return false
+	}
+	return notPlaceholder(v)
+}
+
+// randomValue accepts the value of a password = value assignment when it
+// looks generated rather than written: long enough, high entropy, more
+// than one kind of character, and not code (a call, a field, a variable).
+func randomValue(v string) bool {
+	v = strings.TrimRight(v, ".)]}>")
+	if len(v) < 10 || !notPlaceholder(v) || strings.ContainsAny(v, `\#`) {
+		return false
+	}
+	if v[0] == '/' || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") || strings.Contains(v, "://") {
+		return false // a path or a URL (a URL with a password has its own rule)
+	}
+	var up, low, dig, sym int
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= 'A' && c <= 'Z':
+			up++
+		case c >= 'a' && c <= 'z':
+			low++
+		case c >= '0' && c <= '9':
+			dig++
+		case c >= 0x80:
+			return false // prose, not a key
+		default:
+			sym++
+		}
+	}
+	if identifierLike(v) {
+		// getenv_password, Config.Token, tokenSource2: code, unless it
+		// is long and random: written names switch between upper case,
+		// lower case and digits a few times, generated ones all along.
+		return len(v) >= 12 && dig > 0 && switches(v)*4 >= len(v) && entropy(v) >= 3.3
+	}
+	classes := 0
+	for _, n := range []int{up, low, dig, sym} {
+		if n > 0 {
+			classes++
+		}
+	}
+	return classes >= 2 && dig+sym > 0 && entropy(v) >= 3.2
+}
+
+// switches counts the changes between upper case, lower case and digit
+// from one character to the next.
+func switches(v string) int {
+	class := func(c byte) int {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			return 1
+		case c >= 'a' && c <= 'z':
+			return 2
+		case c >= '0' && c <= '9':
+			return 3
+		}
+		return 0
+	}
+	n, last := 0, 0
+	for i := 0; i < len(v); i++ {
+		c := class(v[i])
+		if c != 0 && last != 0 && c != last {
+			n++
+		}
+		if c != 0 {
+			last = c
+		}
+	}
+	return n
+}
+
+// identifierLike: letters, digits, '_' and '.', '-' between words; what
+// names in code and configuration look like.
+func identifierLike(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// secretNames and secretExts are files that hold secrets by their nature:
+// they are neither indexed nor served, whatever they contain.
+var secretNames = map[string]bool{
+	".env": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, ".netrc": true, "_netrc": true,
+	".pgpass": true, "credentials": true, ".htpasswd": true, "secrets.yml": true, "secrets.yaml": true, "secrets.json": true,
+	".git-credentials": true,
+}
+
+var secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true, ".keystore": true, ".asc": true, ".gpg": true}
+
+// IsSecretFile says, from its path alone, that a file holds secrets by its
+// nature (.env, *.pem, id_rsa, ...): it is skipped by the indexer and
+// refused to agents.
+func IsSecretFile(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	return secretNames[base] || strings.HasPrefix(base, ".env.") || strings.HasPrefix(base, "id_rsa") || secretExts[path.Ext(base)]
+}

@@ -1,0 +1,379 @@
+package secrets
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Finding is one redacted span. It never holds the value.
+type Finding struct {
+	Rule string `json:"rule"`
+	Line int    `json:"line"` // from 1
+	// Start and End are byte offsets of the span in the text.
+	Start int `json:"-"`
+	End   int `json:"-"`
+}
+
+// Marker is what a span of rule becomes.
+func Marker(rule string) string { return "[redacted: " + rule + "]" }
+
+// Policy is the rule set less what kb.secrets.allow allows. The zero
+// value and nil both redact everything the rules find.
+type Policy struct {
+	allowRules map[string]bool
+	allowPaths []string
+	allow      []string
+}
+
+// NewPolicy reads kb.secrets.allow entries: each is a rule id (see Rules)
+// or a path glob (path.Match syntax on the whole path, or on the base name
+// when it has no '/'; "dir/**" for everything under dir).
+func NewPolicy(allow []string) *Policy {
+	p := &Policy{allowRules: map[string]bool{}}
+	ids := map[string]bool{}
+	for _, id := range Rules() {
+		ids[id] = true
+	}
+	for _, a := range allow {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		p.allow = append(p.allow, a)
+		if ids[a] {
+			p.allowRules[a] = true
+		} else {
+			p.allowPaths = append(p.allowPaths, strings.TrimPrefix(a, "/"))
+		}
+	}
+	sort.Strings(p.allow)
+	return p
+}
+
+// Fingerprint names the rules and the allow list: derived data built under
+// another fingerprint redacted differently.
+func (p *Policy) Fingerprint() string {
+	h := sha256.New()
+	h.Write([]byte("rules " + strconv.Itoa(RulesVersion) + "\n"))
+	if p != nil {
+		for _, a := range p.allow {
+			h.Write([]byte(a + "\n"))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// Allowed says a whole path is exempt from redaction.
+func (p *Policy) Allowed(file string) bool {
+	if p == nil {
+		return false
+	}
+	for _, g := range p.allowPaths {
+		if strings.HasSuffix(g, "/**") && strings.HasPrefix(file, strings.TrimSuffix(g, "**")) {
+			return true
+		}
+		target := file
+		if !strings.Contains(g, "/") {
+			target = path.Base(file)
+		}
+		if ok, _ := path.Match(g, target); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Policy) ruleOn(id string) bool { return p == nil || !p.allowRules[id] }
+
+// lowerPool holds the lowercased copies the prefilter scans.
+var lowerPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// Find returns the secrets in text, in order.
+func (p *Policy) Find(file, text string) []Finding {
+	if text == "" || p.Allowed(file) {
+		return nil
+	}
+	bp := lowerPool.Get().(*[]byte)
+	lower := lowerASCII((*bp)[:0], text)
+	defer func() { *bp = lower[:0]; lowerPool.Put(bp) }()
+
+	base := path.Base(file)
+	var spans []Finding
+	order := map[string]int{}
+	cands := candidateLines(lower)
+	for ri, r := range rules {
+		if !p.ruleOn(r.id) || r.file != nil && !r.file(base) {
+			continue
+		}
+		if _, ok := order[r.id]; !ok {
+			order[r.id] = ri
+		}
+		for _, lineStart := range cands[ri] {
+			end := strings.IndexByte(text[lineStart:], '\n')
+			if end < 0 {
+				end = len(text) - lineStart
+			}
+			line := text[lineStart : lineStart+end]
+			for _, m := range r.re.FindAllStringSubmatchIndex(line, -1) {
+				s, e := m[2*r.group], m[2*r.group+1]
+				if s < 0 {
+					continue
+				}
+				v := line[s:e]
+				if r.minEntropy > 0 && entropy(v) < r.minEntropy || r.valid != nil && !r.valid(v) {
+					continue
+				}
+				if r.group > 0 && r.valid != nil {
+					// A validator may trim a value's tail (a closing
+					// bracket); redact what it kept.
+					e = s + len(strings.TrimRight(v, ".)]}>"))
+				}
+				spans = append(spans, Finding{Rule: r.id, Start: lineStart + s, End: lineStart + e})
+			}
+		}
+	}
+	if p.ruleOn(privateKeyRule) {
+		order[privateKeyRule] = -1
+		spans = append(spans, privateKeyBlocks(text, lower)...)
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	// Overlapping spans become one, named by the most specific rule.
+	sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+	out := spans[:1]
+	for _, s := range spans[1:] {
+		last := &out[len(out)-1]
+		if s.Start < last.End {
+			if s.End > last.End {
+				last.End = s.End
+			}
+			if order[s.Rule] < order[last.Rule] {
+				last.Rule = s.Rule
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	line, at := 1, 0
+	for i := range out {
+		line += strings.Count(text[at:out[i].Start], "\n")
+		at = out[i].Start
+		out[i].Line = line
+	}
+	return out
+}
+
+// Redact returns text with each secret replaced by its marker, and where.
+// Lines stay where they were.
+func (p *Policy) Redact(file, text string) (string, []Finding) {
+	fs := p.Find(file, text)
+	if len(fs) == 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	at := 0
+	for _, f := range fs {
+		b.WriteString(text[at:f.Start])
+		b.WriteString(Marker(f.Rule))
+		at = f.End
+	}
+	b.WriteString(text[at:])
+	return b.String(), fs
+}
+
+// RedactText is Redact without the findings.
+func (p *Policy) RedactText(file, text string) string {
+	t, _ := p.Redact(file, text)
+	return t
+}
+
+// RedactLines redacts a file held as lines, in place; a span never crosses
+// a line, so each line is looked at alone only when the joined text has
+// a finding.
+func (p *Policy) RedactLines(file string, lines []string) []string {
+	text := strings.Join(lines, "\n")
+	red, fs := p.Redact(file, text)
+	if len(fs) == 0 {
+		return lines
+	}
+	return strings.Split(red, "\n")
+}
+
+// keywordIndex maps the first two bytes of each keyword to the rules
+// that name it, so one pass over the text finds every rule's lines.
+type keywordHit struct {
+	rule    int
+	keyword []byte
+}
+
+var (
+	// keywordSlot[two] is 1 + the index in keywordsAt of the keywords
+	// starting with those two bytes, 0 for none.
+	keywordSlot [1 << 16]uint8
+	keywordsAt  [][]keywordHit
+)
+
+func init() {
+	for ri, r := range rules {
+		for _, k := range r.keywords {
+			if len(k) < 2 || strings.ToLower(k) != k {
+				panic("secrets: keyword " + k + " of " + r.id + " must be lowercase and 2+ bytes")
+			}
+			two := uint16(k[0])<<8 | uint16(k[1])
+			if keywordSlot[two] == 0 {
+				keywordsAt = append(keywordsAt, nil)
+				keywordSlot[two] = uint8(len(keywordsAt))
+			}
+			at := keywordSlot[two] - 1
+			keywordsAt[at] = append(keywordsAt[at], keywordHit{ri, []byte(k)})
+		}
+	}
+}
+
+// candidateLines returns, per rule, the start offsets of the lines holding
+// one of its keywords, in order, without repeats: one pass over the text.
+func candidateLines(lower []byte) [][]int {
+	out := make([][]int, len(rules))
+	lineStart := 0
+	for i := 0; i+1 < len(lower); i++ {
+		c := lower[i]
+		if c == '\n' {
+			lineStart = i + 1
+			continue
+		}
+		slot := keywordSlot[uint16(c)<<8|uint16(lower[i+1])]
+		if slot == 0 {
+			continue
+		}
+		for _, h := range keywordsAt[slot-1] {
+			if bytes.HasPrefix(lower[i:], h.keyword) {
+				if l := out[h.rule]; len(l) == 0 || l[len(l)-1] != lineStart {
+					out[h.rule] = append(l, lineStart)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lowerASCII appends s with ASCII letters lowercased (enough for the
+// keywords, which are ASCII, and byte offsets stay those of s).
+func lowerASCII(dst []byte, s string) []byte {
+	dst = append(dst, s...)
+	for i, c := range dst {
+		if c >= 'A' && c <= 'Z' {
+			dst[i] = c + 32
+		}
+	}
+	return dst
+}
+
+// privateKeyBlocks finds PEM, OpenSSH and PGP private key blocks over
+// several lines and returns one span per line of their body (the BEGIN
+// and END lines stay: they say what was there, not what it was).
+func privateKeyBlocks(text string, lower []byte) []Finding {
+	var out []Finding
+	at := 0
+	for {
+		i := bytes.Index(lower[at:], []byte("-----begin "))
+		if i < 0 {
+			return out
+		}
+		i += at
+		lineEnd := indexFrom(lower, i, '\n')
+		head := lower[i:lineEnd]
+		at = lineEnd
+		if !bytes.Contains(head, []byte("private key")) || bytes.Contains(head, []byte("-----end")) {
+			continue // a certificate or public key, or a key on one line (a rule)
+		}
+		// Body lines up to the END line. Without one (a truncated
+		// paste), the body ends at the first line that is not base64 or
+		// a header.
+		for ls := lineEnd + 1; ls < len(text); {
+			le := indexFrom(lower, ls, '\n')
+			l := text[ls:le]
+			trimmed := strings.TrimSpace(l)
+			if strings.HasPrefix(trimmed, "-----END") || strings.HasPrefix(strings.TrimLeft(trimmed, `"'+ `), "-----END") {
+				at = le
+				break
+			}
+			if trimmed == "" && !base64Line(nextLine(text, lower, le)) {
+				at = le
+				break
+			}
+			if trimmed != "" {
+				if !base64Line(trimmed) && !strings.Contains(trimmed, ":") {
+					at = ls
+					break
+				}
+				s := ls + strings.Index(l, trimmed)
+				out = append(out, Finding{Rule: privateKeyRule, Start: s, End: s + len(trimmed)})
+			}
+			at = le
+			ls = le + 1
+		}
+	}
+}
+
+func indexFrom(b []byte, from int, c byte) int {
+	if from >= len(b) {
+		return len(b)
+	}
+	if j := bytes.IndexByte(b[from:], c); j >= 0 {
+		return from + j
+	}
+	return len(b)
+}
+
+func nextLine(text string, lower []byte, le int) string {
+	if le+1 >= len(text) {
+		return ""
+	}
+	return strings.TrimSpace(text[le+1 : indexFrom(lower, le+1, '\n')])
+}
+
+// base64Line: a line of a key body, possibly quoted or concatenated in
+// code ("MIIE..." +).
+func base64Line(l string) bool {
+	l = strings.Trim(l, `"'+,; \`)
+	l = strings.TrimSuffix(l, `\n`)
+	if len(l) < 4 {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return true
+}
+
+// entropy is the Shannon entropy of s, in bits per byte.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	n := float64(len(s))
+	h := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			f := float64(c) / n
+			h -= f * math.Log2(f)
+		}
+	}
+	return h
+}
