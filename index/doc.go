@@ -10,6 +10,10 @@
 // publish the view, so searches keep answering from the previous view for
 // all but that short window. A lock file keeps indexers one at a time.
 //
+// Secrets found in a blob's text (package secrets) are replaced by a
+// marker before chunking, so no posting, chunk hash or embedding input holds
+// one; the blob's metadata records where (line and rule, not the value).
+//
 // Worktree analyzes a working tree's uncommitted files the same way, in
 // memory only, for searching them on top of HEAD's view.
 //
@@ -21,4 +25,5 @@ package index
 // that derived data of an older pipeline is never mixed with the new one.
 //
 //	1: initial chunker (markdown/go/patterns/windows) and gse analyzer
-const PipelineVersion = 1
+//	2: secrets redacted after decoding (secrets.RulesVersion 1)
+const PipelineVersion = 2

@@ -16,6 +16,7 @@ import (
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -179,7 +180,11 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 		}
 	}
 	st.Cached = len(wants) - len(missing)
-	if err := readInputs(ctx, repo, missing); err != nil {
+	pol, err := SecretsPolicy(ctx, repo)
+	if err != nil {
+		return st, err
+	}
+	if err := readInputs(ctx, repo, pol, missing); err != nil {
 		return st, err
 	}
 
@@ -421,7 +426,9 @@ func plan(db *store.DB, mk store.ModelKey, tree gitx.Hash, st *EmbedStats) ([]*w
 }
 
 // readInputs fills in the embedder input of each chunk from its blob.
-func readInputs(ctx context.Context, repo *gitx.Repo, ws []*want) error {
+// The text is redacted as the indexer redacted it, so the chunk hashes
+// match and no secret reaches the embedding endpoint.
+func readInputs(ctx context.Context, repo *gitx.Repo, pol *secrets.Policy, ws []*want) error {
 	byBlob := map[store.SHA][]*want{}
 	var blobs []gitx.Hash
 	for _, w := range ws {
@@ -433,6 +440,7 @@ func readInputs(ctx context.Context, repo *gitx.Repo, ws []*want) error {
 	return repo.ReadBlobs(ctx, blobs, func(h gitx.Hash, data []byte) error {
 		list := byBlob[store.SHA(h)]
 		text, _, _ := chunk.Decode(data)
+		text = pol.RedactText(list[0].path, text)
 		doc := chunk.Split(list[0].path, text)
 		for _, w := range list {
 			if w.idx >= len(doc.Chunks) {

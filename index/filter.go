@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
@@ -29,13 +30,6 @@ var lockFiles = map[string]bool{
 	"package-lock.json": true, "yarn.lock": true, "pnpm-lock.yaml": true, "go.sum": true, "cargo.lock": true,
 	"poetry.lock": true, "gemfile.lock": true, "composer.lock": true, "pipfile.lock": true, "npm-shrinkwrap.json": true,
 }
-
-var secretNames = map[string]bool{
-	".env": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, ".netrc": true,
-	".pgpass": true, "credentials": true, ".htpasswd": true, "secrets.yml": true, "secrets.yaml": true,
-}
-
-var secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true, ".keystore": true, ".asc": true, ".gpg": true}
 
 // binaryExts are skipped without reading them.
 var binaryExts = setOf(`.png .jpg .jpeg .gif .bmp .ico .webp .tif .tiff .psd .svg .pdf .zip .gz .tgz .bz2 .xz .zst .7z .rar .tar
@@ -86,7 +80,7 @@ func (f *filter) skip(p string, mode uint32, size int64) string {
 	base := strings.ToLower(parts[len(parts)-1])
 	ext := path.Ext(base)
 	switch {
-	case secretNames[base], strings.HasPrefix(base, ".env."), strings.HasPrefix(base, "id_rsa"), secretExts[ext]:
+	case secrets.IsSecretFile(base):
 		return SkipSecret
 	case lockFiles[base], strings.HasSuffix(base, ".min.js"), strings.HasSuffix(base, ".min.css"), strings.HasSuffix(base, ".map"):
 		return SkipVendored

@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
@@ -127,7 +128,15 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		return st, err
 	}
 	tm.since("open", t0)
-	if v, err := db.View(PipelineVersion, tree); err == nil {
+	pol, err := SecretsPolicy(ctx, repo)
+	if err != nil {
+		db.Close()
+		return st, err
+	}
+	// A changed kb.secrets.allow re-derives every blob (see policyFile).
+	fp := pol.Fingerprint()
+	rederive := indexedPolicy(repo.KBDir()) != fp
+	if v, err := db.View(PipelineVersion, tree); err == nil && !rederive {
 		st.AlreadyIndexed = true
 		st.Files, st.Indexed, st.Chunks = v.Stats.Files, v.Stats.Indexed, int(v.Chunks)
 		for k, n := range v.Stats.Skipped {
@@ -140,7 +149,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		}
 		// Same tree, new commit (e.g. an amended message): record the ref only.
 		return st, publish(ctx, dbDir, storeOpts, nil, tree, nil, commit)
-	} else if !errors.Is(err, store.ErrNotFound) {
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		db.Close()
 		return st, err
 	}
@@ -179,10 +188,16 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	if err == nil {
 		var headers map[store.SHA]store.BlobHeader
 		headers, err = db.BlobHeaders(PipelineVersion, uniqueBlobs(files), segs)
+		if rederive {
+			headers = map[store.SHA]store.BlobHeader{}
+		}
 		if err == nil {
 			err = db.Close()
 			tm.since("lookup", t0)
-			return st, build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, files, headers)
+			if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, files, headers, pol); err == nil {
+				err = recordPolicy(repo.KBDir(), fp)
+			}
+			return st, err
 		}
 	}
 	db.Close()
@@ -253,7 +268,7 @@ type termTF struct {
 }
 
 func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats, storeOpts store.Options, dbDir string,
-	commit, tree gitx.Hash, files []gitx.Entry, headers map[store.SHA]store.BlobHeader) error {
+	commit, tree gitx.Hash, files []gitx.Entry, headers map[store.SHA]store.BlobHeader, pol *secrets.Policy) error {
 	// Blobs to read, first path wins for language detection.
 	var todo []gitx.Hash
 	pathOf := map[store.SHA]string{}
@@ -291,7 +306,7 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results[j.i] = analyze(an, tm, pathOf[j.blob], j.blob, j.data)
+				results[j.i] = analyze(an, tm, pol, pathOf[j.blob], j.blob, j.data)
 			}
 		}()
 	}
@@ -464,15 +479,18 @@ func publish(ctx context.Context, dbDir string, o store.Options, seg *store.Segm
 // analyze decodes, chunks and analyzes one blob. A bug on one odd file
 // must not stop the run: a panic is recovered and the blob is skipped as
 // unreadable (and logged in the stats).
-func analyze(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data []byte) *analyzed {
-	r, _, _ := analyzeKeep(an, tm, path, blob, data)
+func analyze(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path string, blob store.SHA, data []byte) *analyzed {
+	r, _, _ := analyzeKeep(an, tm, pol, path, blob, data)
 	return r
 }
 
 // analyzeKeep is analyze that also returns the decoded text and its
 // chunks, for a caller that needs them (Worktree) without doing the work
 // again; the indexer does not keep them.
-func analyzeKeep(an *segment.Analyzer, tm *timer, path string, blob store.SHA, data []byte) (r *analyzed, text string, doc chunk.Doc) {
+//
+// Secrets are redacted right after decoding, so chunks, postings, chunk
+// hashes and embedding inputs never see their values.
+func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path string, blob store.SHA, data []byte) (r *analyzed, text string, doc chunk.Doc) {
 	r = &analyzed{blob: blob}
 	defer func() {
 		if p := recover(); p != nil {
@@ -485,11 +503,19 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, path string, blob store.SHA, d
 		r.header.Skip = store.SkipBinary
 		return r, "", doc
 	}
+	tm.since("chunk", t0)
+	t0 = time.Now()
+	text, found := pol.Redact(path, text)
+	tm.since("secrets", t0)
+	t0 = time.Now()
 	doc = chunk.Split(path, text)
 	tm.since("chunk", t0)
 
 	t0 = time.Now()
 	r.meta = &store.BlobMeta{Lang: doc.Lang, Title: doc.Title, Meta: doc.Meta, Encoding: enc}
+	for _, f := range found {
+		r.meta.Secrets = append(r.meta.Secrets, store.Redaction{Line: f.Line, Rule: f.Rule})
+	}
 	pathTerms := an.Terms(path)
 	unique := map[string]bool{}
 	for _, c := range doc.Chunks {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
@@ -48,6 +49,10 @@ func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) 
 	}
 	kbignore, _ := os.ReadFile(filepath.Join(repo.WorkTree, ".kbignore"))
 	f := newFilter(maxSize, string(kbignore))
+	pol, err := SecretsPolicy(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
 	an := segment.Tiny()
 	tm := &timer{m: map[string]time.Duration{}}
 	// Each changed file is read and analyzed on its own, on every core:
@@ -67,7 +72,7 @@ func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) 
 			defer wg.Done()
 			for i := range next {
 				r := &results[i]
-				r.file, r.gone, r.skip, r.err = worktreeFile(ctx, repo, f, an, tm, paths[i], committed)
+				r.file, r.gone, r.skip, r.err = worktreeFile(ctx, repo, f, pol, an, tm, paths[i], committed)
 			}
 		}()
 	}
@@ -101,7 +106,7 @@ func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) 
 // worktreeFile reads and analyzes one changed path: the file, or gone
 // (deleted), or why it is skipped; nil for all when there is nothing to
 // search (a directory, or content equal to the committed blob).
-func worktreeFile(ctx context.Context, repo *gitx.Repo, f *filter, an *segment.Analyzer, tm *timer, p string, committed func(string) (store.SHA, bool)) (*store.AnalyzedFile, bool, string, error) {
+func worktreeFile(ctx context.Context, repo *gitx.Repo, f *filter, pol *secrets.Policy, an *segment.Analyzer, tm *timer, p string, committed func(string) (store.SHA, bool)) (*store.AnalyzedFile, bool, string, error) {
 	full := filepath.Join(repo.WorkTree, filepath.FromSlash(p))
 	fi, err := os.Lstat(full)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -128,7 +133,7 @@ func worktreeFile(ctx context.Context, repo *gitx.Repo, f *filter, an *segment.A
 	if old, ok := committed(p); ok && old == blob {
 		return nil, false, "", nil
 	}
-	a, text, doc := analyzeKeep(an, tm, p, blob, data)
+	a, text, doc := analyzeKeep(an, tm, pol, p, blob, data)
 	if why := map[byte]string{store.SkipBinary: SkipBinary, store.SkipFailed: SkipFailed}[a.header.Skip]; why != "" || a.header.N == 0 {
 		if why == "" {
 			why = SkipEmpty

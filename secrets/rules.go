@@ -229,7 +229,7 @@ var rules = []*rule{
 		keywords: []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "api_key", "apikey", "api-key",
 			"access_key", "accesskey", "access-key", "auth_key", "authkey", "credential"},
 		// name = value, name: value, name := value, "name": "value", --name=value.
-		re: regexp.MustCompile(`(?i)(?:^|[^a-z0-9])[a-z0-9_\-]*?(?:password|passwd|pwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)s?[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;&]+)`),
+		re:    regexp.MustCompile(`(?i)(?:^|[^a-z0-9])[a-z0-9_\-]*?(?:password|passwd|pwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)s?[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;&]+)`),
 		group: 1,
 		valid: randomValue,
 	},

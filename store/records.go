@@ -77,6 +77,14 @@ type BlobMeta struct {
 	Meta     map[string]string `json:"meta,omitempty"`
 	Encoding string            `json:"enc,omitempty"` // source encoding when not UTF-8 (gb18030)
 	Chunks   []ChunkMeta       `json:"chunks"`
+	// Secrets lists where secrets were redacted (never their values).
+	Secrets []Redaction `json:"sec,omitempty"`
+}
+
+// Redaction is one secret replaced by a marker before analysis.
+type Redaction struct {
+	Line int    `json:"l"`
+	Rule string `json:"r"`
 }
 
 // ViewEntry is one indexed file of a tree.

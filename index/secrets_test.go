@@ -1,0 +1,160 @@
+package index
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/store"
+)
+
+// FakeKeyPEM returns a freshly generated private key as PEM: real enough
+// for the rules, made at test time so no key sits in the repository.
+func fakeKeyPEM(t testing.TB) string {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
+
+// fakeAWSKeyID is AKIA and 16 random base32 characters.
+func fakeAWSKeyID(t testing.TB) string {
+	const b32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	id := []byte("AKIA")
+	for range 16 {
+		n, err := rand.Int(rand.Reader, big.NewInt(32))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = append(id, b32[n.Int64()])
+	}
+	return string(id)
+}
+
+// recorder is an embedder that keeps every text it was asked to embed.
+type recorder struct {
+	llm.HashEmbedder
+	mu    sync.Mutex
+	texts []string
+}
+
+func (r *recorder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	r.mu.Lock()
+	r.texts = append(r.texts, texts...)
+	r.mu.Unlock()
+	return r.HashEmbedder.Embed(ctx, texts)
+}
+
+// TestSecretsRedactedAtIndexTime: postings, chunk metadata and embedding
+// inputs hold markers, never the values; where they were is recorded; and
+// a changed kb.secrets.allow re-derives the blobs.
+func TestSecretsRedactedAtIndexTime(t *testing.T) {
+	key, keyID := fakeKeyPEM(t), fakeAWSKeyID(t)
+	body := strings.Split(strings.TrimSpace(key), "\n")[1] // first base64 line of the key
+	dir := gittest.New(t, map[string]string{
+		"key.md":   "# Deploy\n\nThe deploy key:\n\n" + key + "\nRotate it yearly.\n",
+		"notes.md": "# Notes\n\nOur access key id is " + keyID + " (rotated in May).\n",
+		".env":     "AWS_ACCESS_KEY_ID=" + keyID + "\n",
+	})
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := Run(ctx, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Skipped[SkipSecret] != 1 || st.Indexed != 2 {
+		t.Fatalf("want .env skipped as a secret file and two files indexed: %+v", st)
+	}
+	an := segment.Tiny()
+	hasPosting := func(word string) bool {
+		db, err := store.Open(ctx, DBDir(repo), store.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		segs, _ := db.Segments()
+		all := map[uint32]bool{}
+		for id := range segs {
+			all[id] = true
+		}
+		found := false
+		for _, term := range an.Terms(word) {
+			db.Postings(PipelineVersion, term, all, func(uint32, []byte) error { found = true; return nil })
+		}
+		return found
+	}
+	if hasPosting(keyID) {
+		t.Errorf("the access key id %s has postings", keyID)
+	}
+	if hasPosting(body) {
+		t.Errorf("the key body has postings")
+	}
+	if !hasPosting("rotated") || !hasPosting("redacted") {
+		t.Errorf("the rest of the text, and the marker, should be searchable")
+	}
+
+	db, err := store.Open(ctx, DBDir(repo), store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := db.View(PipelineVersion, gitx.ParseHash(strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range v.Entries {
+		m, err := db.BlobMeta(PipelineVersion, e.Blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[e.Path] = fmt.Sprint(m.Secrets)
+	}
+	db.Close()
+	if got["notes.md"] != "[{3 aws-access-key}]" || !strings.HasPrefix(got["key.md"], "[{6 private-key}") {
+		t.Errorf("recorded redactions: %v", got)
+	}
+
+	emb := &recorder{HashEmbedder: llm.HashEmbedder{Dims: 16, Terms: an.Terms}}
+	if _, err := Embed(ctx, repo, EmbedOptions{Embedder: emb}); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(emb.texts, "\n")
+	if len(emb.texts) == 0 || strings.Contains(all, keyID) || strings.Contains(all, body) || !strings.Contains(all, "[redacted: aws-access-key]") {
+		t.Errorf("embedding inputs:\n%s", all)
+	}
+
+	// Allowing the rule re-derives the blobs: the id becomes searchable.
+	gittest.Git(t, dir, "config", "--add", "kb.secrets.allow", "aws-access-key")
+	st, err = Run(ctx, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.AlreadyIndexed || st.BlobsNew != 2 {
+		t.Fatalf("after kb.secrets.allow changed: %+v", st)
+	}
+	if !hasPosting(keyID) {
+		t.Errorf("allowed aws-access-key, but the id has no postings")
+	}
+	if st, err = Run(ctx, repo, Options{}); err != nil || !st.AlreadyIndexed {
+		t.Fatalf("a second run with the same policy should do nothing: %+v %v", st, err)
+	}
+}
