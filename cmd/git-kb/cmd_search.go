@@ -92,20 +92,16 @@ Examples:
   git kb search --related "@@RetryCount"
   git kb search --worktree "灰度发布 检查项"      # includes the doc you are writing
   git kb search --mode dense "怎样让服务不中断地升级"`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			revFlag, jsonFlag, quietFlag, verboseFlag,
 			&cli.IntFlag{Name: "n", Aliases: []string{"limit"}, Value: 10, Usage: "number of results"},
 			&cli.IntFlag{Name: "per-file", Value: 1, Usage: "chunks shown per file (further matches are counted)"},
 			&cli.BoolFlag{Name: "no-index", Usage: "fail instead of indexing a commit that is not indexed yet"},
-			&cli.StringFlag{Name: "mode", Usage: "lexical, dense or hybrid (default: hybrid with an embedder configured, else lexical)"},
-			&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf"},
 			&cli.StringFlag{Name: "since", Usage: "only files changed since `DATE` (2026-01-01, \"2 weeks ago\": as git log --since)"},
-			&cli.BoolFlag{Name: "literal", Usage: "take the query as plain words: no operators, quotes or -exclusions"},
-			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
 			&cli.Float64Flag{Name: "min-score", Usage: "with --rerank, drop results the judge scored below this (0-10)"},
 			&cli.BoolFlag{Name: "related", Usage: "after strong matches, list what they import, what imports them and the definitions they use"},
 			worktreeFlag,
-		},
+		}, searchRequestFlags()...),
 		Action: func(c *cli.Context) error {
 			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
 			if query == "" {
@@ -118,22 +114,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			mode, fusion := c.String("mode"), c.String("fusion")
-			switch mode {
-			case "", search.ModeLexical, search.ModeDense, search.ModeHybrid:
-			default:
-				return usagef("--mode %s: want lexical, dense or hybrid", mode)
-			}
-			if fusion != search.FusionRRF && fusion != search.FusionDBSF {
-				return usagef("--fusion %s: want rrf or dbsf", fusion)
-			}
 			quiet := c.Bool("quiet")
-			req := search.Request{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion, Related: c.Bool("related")}
-			if !c.Bool("literal") {
-				if req.Parsed, err = search.ParseQuery(query); err != nil {
-					return usageError{err.Error()}
-				}
+			req, err := searchRequest(c, query)
+			if err != nil {
+				return err
 			}
+			req.K, req.PerFile, req.Related = c.Int("n"), c.Int("per-file"), c.Bool("related")
 			if since := c.String("since"); since != "" {
 				rev := c.String("rev")
 				if rev == "" {
@@ -182,6 +168,42 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// searchRequestFlags are the flags that decide how a query is ranked.
+// 'git kb search' has them, and 'git kb eval' takes them both as its own
+// flags and inside --compare specs: a ranking flag added here can be
+// measured at once.
+func searchRequestFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "mode", Usage: "lexical, dense or hybrid (default: hybrid with an embedder configured, else lexical)"},
+		&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf"},
+		&cli.BoolFlag{Name: "literal", Usage: "take the query as plain words: no operators, quotes or -exclusions"},
+		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
+	}
+}
+
+// searchRequest is the request c's searchRequestFlags ask for, for query.
+// The caller sets K and what else is its own (PerFile, Related, Scope);
+// --rerank is applied after the search (kbRepo.applyRerank).
+func searchRequest(c *cli.Context, query string) (search.Request, error) {
+	mode, fusion := c.String("mode"), c.String("fusion")
+	switch mode {
+	case "", search.ModeLexical, search.ModeDense, search.ModeHybrid:
+	default:
+		return search.Request{}, usagef("--mode %s: want lexical, dense or hybrid", mode)
+	}
+	if fusion != search.FusionRRF && fusion != search.FusionDBSF {
+		return search.Request{}, usagef("--fusion %s: want rrf or dbsf", fusion)
+	}
+	req := search.Request{Query: query, Mode: mode, Fusion: fusion}
+	if !c.Bool("literal") {
+		var err error
+		if req.Parsed, err = search.ParseQuery(query); err != nil {
+			return search.Request{}, usageError{err.Error()}
+		}
+	}
+	return req, nil
 }
 
 // kbRepo is a repository with its kb configuration read: what a CLI
@@ -235,8 +257,8 @@ func parseAge(v string) (time.Duration, error) {
 
 // search resolves the commit, makes sure it is indexed and searches it.
 func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev string, quiet, noIndex bool) (*search.Response, error) {
-	if k.dense == nil && (req.Mode == search.ModeDense || req.Mode == search.ModeHybrid) {
-		return nil, usagef("--mode %s needs an embedder: %s", req.Mode, k.cfg.Off)
+	if err := k.checkMode(req.Mode); err != nil {
+		return nil, err
 	}
 	if k.worktree && rev != "" && rev != "HEAD" {
 		return nil, usagef("--worktree searches HEAD and the working tree: leave out --rev %s", rev)
@@ -255,6 +277,25 @@ func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev stri
 		}
 	}
 	return v.search(ctx, req)
+}
+
+// checkMode refuses a retrieval mode this repository cannot serve.
+func (k *kbRepo) checkMode(mode string) error {
+	if k.dense == nil && (mode == search.ModeDense || mode == search.ModeHybrid) {
+		return usagef("--mode %s needs an embedder: %s", mode, k.cfg.Off)
+	}
+	return nil
+}
+
+// modeName is the mode a request runs in: Mode, else what "" picks.
+func (k *kbRepo) modeName(mode string) string {
+	switch {
+	case mode != "":
+		return mode
+	case k.dense != nil:
+		return search.ModeHybrid
+	}
+	return search.ModeLexical
 }
 
 // worktreeOverlay analyzes the working tree's uncommitted files, to be
