@@ -24,6 +24,7 @@ func TestDependencyDirection(t *testing.T) {
 		"review":  {mod + "cmd", mod + "mcp", mod + "index"},
 		"hooks":   {mod + "cmd", mod + "index", mod + "search", mod + "store", mod + "gitx"},
 		"llm":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "ann", mod + "cmd"},
+		"eval":    {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "cmd", "github.com/urfave/"},
 		"ann":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "llm", mod + "cmd"},
 	}
 	for pkg, bad := range forbidden {

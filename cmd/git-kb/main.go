@@ -112,6 +112,7 @@ Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on firs
 		Commands: []*cli.Command{
 			indexCommand(e),
 			searchCommand(e),
+			evalCommand(e),
 			showCommand(e),
 			statusCommand(e),
 			askCommand(e),
