@@ -26,4 +26,5 @@ package index
 //
 //	1: initial chunker (markdown/go/patterns/windows) and gse analyzer
 //	2: secrets redacted after decoding (secrets.RulesVersion 1)
-const PipelineVersion = 2
+//	3: blob metadata records the file kind (generated, data table)
+const PipelineVersion = 3

@@ -512,7 +512,7 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 	tm.since("chunk", t0)
 
 	t0 = time.Now()
-	r.meta = &store.BlobMeta{Lang: doc.Lang, Title: doc.Title, Meta: doc.Meta, Encoding: enc}
+	r.meta = &store.BlobMeta{Lang: doc.Lang, Title: doc.Title, Meta: doc.Meta, Encoding: enc, Kind: chunk.ContentKind(path, text)}
 	for _, f := range found {
 		r.meta.Secrets = append(r.meta.Secrets, store.Redaction{Line: f.Line, Rule: f.Rule})
 	}

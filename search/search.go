@@ -61,6 +61,9 @@ type Request struct {
 	// matches import or are imported by and the definitions of names they
 	// use, marked Match "related" (see related.go).
 	Related bool
+	// NoPriors turns off file-kind demotion (tests, data tables...), for
+	// measuring it.
+	NoPriors bool
 	// Overlay, if set, is searched on top of View (--worktree).
 	Overlay *Overlay
 	ov      *overlayIndex // Overlay numbered into View (applyOverlay)
@@ -135,6 +138,9 @@ type Result struct {
 	// In hybrid mode, the chunk's rank in each list fused (0: not in it).
 	LexicalRank int `json:"lexical_rank,omitempty"`
 	DenseRank   int `json:"dense_rank,omitempty"`
+	// Prior says why the file was demoted for what it is (a test, a data
+	// table...) whatever the query's words; nil when it was not.
+	Prior *Prior `json:"prior,omitempty"`
 	// Match is "related" for a result --related added (it need not
 	// contain the query's words); Related says how it relates.
 	Match   string    `json:"match,omitempty"`

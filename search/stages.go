@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
@@ -22,7 +23,7 @@ import (
 //	fuse       []hit + dense side -> []hit (RRF or DBSF; lexical mode skips it)
 //	filter     []hit              -> []hit (query operators: -x, "phrase", tag:, @@Sym)
 //	group      []hit              -> []*fileHits (a file's best chunks)
-//	priors     []*fileHits        -> []*fileHits (doc health; reordered)
+//	priors     []*fileHits        -> []*fileHits (doc health, file kind; reordered)
 //	render     []*fileHits        -> Response.Results (snippets, citations)
 //	related    Response           -> Response (--related)
 //
@@ -82,7 +83,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 
 	t0 = time.Now()
 	files := group(req.View, hits)
-	if err := s.priors(req, files); err != nil {
+	if err := s.priors(req, q, files); err != nil {
 		return nil, err
 	}
 	lap("group+priors", t0)
@@ -338,6 +339,7 @@ type fileHits struct {
 	hits   []hit
 	score  float64
 	health string // docHealth
+	prior  *Prior // file-kind demotion
 }
 
 // group gathers chunk hits by file. A file's score is its best chunk's
@@ -371,11 +373,31 @@ func group(v *store.View, hits []hit) []*fileHits {
 }
 
 // priors adjusts file scores by what is known of a file besides the
-// query's words, and reorders. Doc health: a document whose front-matter
-// says it is deprecated is demoted (halved), not hidden. Only the files
-// that could reach the page are looked at, so their metadata is all that
-// is decoded.
-func (s *Searcher) priors(req Request, files []*fileHits) error {
+// query's words, and reorders; it demotes, never hides.
+//
+// Doc health: a document whose front-matter says it is deprecated is
+// halved. File kind (kindWeight): tests, examples, generated files and
+// data tables rank below the code and docs they exercise or serve, which
+// otherwise win on a stray literal or a repeated constant name; tests and
+// examples are left alone when the query asks for them.
+//
+// Path kinds are free and judged for every file; front-matter and
+// content kinds need the blob's metadata, decoded only for the files that
+// could reach the page.
+func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
+	wantTests := q.asksForTests()
+	weigh := func(f *fileHits, kind string) {
+		if kind == "" || wantTests && (kind == chunk.KindTest || kind == chunk.KindExample) {
+			return
+		}
+		if w, ok := kindWeight[kind]; ok && w != 1 && !req.NoPriors {
+			f.score *= w
+			f.prior = &Prior{Kind: kind, Weight: w}
+		}
+	}
+	for _, f := range files {
+		weigh(f, chunk.PathKind(f.entry.Path))
+	}
 	for i, f := range files {
 		if i >= 3*req.K+10 {
 			break
@@ -390,9 +412,44 @@ func (s *Searcher) priors(req Request, files []*fileHits) error {
 				f.score *= deprecatedWeight
 			}
 		}
+		if f.prior == nil {
+			weigh(f, m.Kind)
+		}
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
 	return nil
+}
+
+// Prior is a file-kind demotion, as --json shows it.
+type Prior struct {
+	Kind   string  `json:"kind"`   // chunk.KindTest, KindExample, KindGenerated, KindData
+	Weight float64 `json:"weight"` // the file's score was multiplied by it
+}
+
+// kindWeight multiplies the score of each kind of file. Measured on the
+// dev sets (bench/ablation.sh): see README "Ranking".
+var kindWeight = map[string]float64{
+	chunk.KindTest:      0.5,
+	chunk.KindExample:   0.6,
+	chunk.KindData:      0.3,
+	chunk.KindGenerated: 1,
+}
+
+// testWords are query terms that ask for tests or examples.
+var testWords = map[string]bool{
+	"test": true, "tests": true, "testing": true, "测试": true, "用例": true, "单测": true, "单元测试": true,
+	"example": true, "examples": true, "示例": true, "例子": true, "样例": true, "fixture": true, "fixtures": true,
+	"testdata": true, "benchmark": true, "基准": true,
+}
+
+// asksForTests reports whether the user's words ask for tests or examples.
+func (q *query) asksForTests() bool {
+	for _, t := range q.terms {
+		if testWords[t.term] {
+			return true
+		}
+	}
+	return false
 }
 
 // render takes the first K results from the ranked files (PerFile chunks
@@ -428,6 +485,7 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, file
 		r.Rank, r.Score = i+1, math.Round(p.h.score*10000)/10000
 		r.MoreInFile, r.Health = len(p.f.hits)-min(req.PerFile, len(p.f.hits)), p.f.health
 		r.LexicalRank, r.DenseRank = p.h.lexRank, p.h.denseRank
+		r.Prior = p.f.prior
 		resp.Results = append(resp.Results, r)
 	}
 	return nil

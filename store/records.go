@@ -76,7 +76,10 @@ type BlobMeta struct {
 	Title    string            `json:"title,omitempty"`
 	Meta     map[string]string `json:"meta,omitempty"`
 	Encoding string            `json:"enc,omitempty"` // source encoding when not UTF-8 (gb18030)
-	Chunks   []ChunkMeta       `json:"chunks"`
+	// Kind is what the text says the file is: "generated" or "data" (a
+	// table of literals), "" otherwise (chunk.ContentKind).
+	Kind   string      `json:"kind,omitempty"`
+	Chunks []ChunkMeta `json:"chunks"`
 	// Secrets lists where secrets were redacted (never their values).
 	Secrets []Redaction `json:"sec,omitempty"`
 }

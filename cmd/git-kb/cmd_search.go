@@ -214,6 +214,7 @@ type kbRepo struct {
 	cfg        *embedConfig
 	dense      *search.Dense // nil: dense retrieval is off, for cfg.Off
 	staleAfter time.Duration // kb.staleAfter
+	noPriors   bool          // kb.priors false
 	// worktree searches HEAD with the working tree's uncommitted files on
 	// top (--worktree). Only CLI commands set it; the MCP server never
 	// reads a working tree.
@@ -237,7 +238,26 @@ func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
 			return nil, fmt.Errorf("git config kb.staleAfter = %q: %w", v, err)
 		}
 	}
+	if k.noPriors, err = configOff(ctx, repo, "kb.priors"); err != nil {
+		return nil, err
+	}
 	return k, nil
+}
+
+// configOff reads a boolean setting that is on by default: true when
+// git config sets it false (false, no, off, 0).
+func configOff(ctx context.Context, repo *gitx.Repo, key string) (bool, error) {
+	v, err := repo.Config(ctx, key)
+	if err != nil || v == "" {
+		return false, err
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1":
+		return false, nil
+	case "false", "no", "off", "0":
+		return true, nil
+	}
+	return false, fmt.Errorf("git config %s = %q: want true or false", key, v)
 }
 
 // parseAge reads 365d, 26w, 12h or any Go duration.
@@ -276,6 +296,7 @@ func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev stri
 			notifier(e, quiet)("--worktree: no uncommitted changes; searching HEAD as committed")
 		}
 	}
+	req.NoPriors = k.noPriors
 	return v.search(ctx, req)
 }
 
