@@ -57,7 +57,7 @@ no vectors yet) counts as an error with no results, so a mode is never
 measured on another mode's answers.
 
 Examples:
-  git kb eval testdata/eval/docs.jsonl
+  git kb eval questions.jsonl
   git kb eval -v ops.jsonl oncall.jsonl           # list the misses, top 5
   git kb eval --compare lexical,hybrid ops.jsonl
   git kb eval --json ops.jsonl > eval.json        # for CI`,
