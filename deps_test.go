@@ -41,3 +41,19 @@ func TestDependencyDirection(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCompiledBinariesTracked keeps test binaries (go test -c writes
+// PKG.test) and the git-kb binary out of the repository: they are megabytes
+// of noise in every clone, and .gitignore says so.
+func TestNoCompiledBinariesTracked(t *testing.T) {
+	out, err := exec.Command("git", "ls-files").Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v (not a checkout)", err)
+	}
+	for _, f := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		base := f[strings.LastIndex(f, "/")+1:]
+		if strings.HasSuffix(base, ".test") || base == "git-kb" || strings.HasSuffix(base, ".exe") {
+			t.Errorf("%s is a compiled binary and is tracked: git rm --cached it (.gitignore covers it)", f)
+		}
+	}
+}
