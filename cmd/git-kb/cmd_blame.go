@@ -45,11 +45,15 @@ Examples:
 			quietFlag,
 			&cli.BoolFlag{Name: "staged", Aliases: []string{"cached"}, Usage: "explain the staged changes (against HEAD)"},
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md (a pull-request comment) or json"},
+			jsonFormatFlag,
 			&cli.IntFlag{Name: "max-bytes", Usage: "trim the least relevant items until the output fits (0: no limit)"},
 			&cli.IntFlag{Name: "context", Value: 3, Usage: "lines around each hunk whose history counts too"},
 		},
 		Action: func(c *cli.Context) error {
-			format := c.String("format")
+			format, err := formatOf(c)
+			if err != nil {
+				return err
+			}
 			if format != "md" && format != "json" {
 				return usagef("--format %s: want md or json", format)
 			}

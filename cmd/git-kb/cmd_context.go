@@ -42,6 +42,7 @@ Examples:
 			revFlag, quietFlag,
 			&cli.IntFlag{Name: "budget", Value: 8000, Usage: "tokens the pack may use"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, json or xml"},
+			jsonFormatFlag,
 			&cli.StringFlag{Name: "ratios", Usage: "budget shares of whole documents, sections and reserve (default kb.context.ratios or 0.6,0.35,0.05)"},
 			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid (default: hybrid with an embedder configured)"},
 			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 before packing: off, llm or endpoint (default kb.rerank.mode or off; see git kb search --help)"},
@@ -52,7 +53,10 @@ Examples:
 			if query == "" {
 				return usagef("context needs a QUERY, e.g. git kb context \"连接池打满怎么处理\"")
 			}
-			format := c.String("format")
+			format, err := formatOf(c)
+			if err != nil {
+				return err
+			}
 			if format == "md" {
 				format = pack.Markdown
 			}

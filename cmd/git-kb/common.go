@@ -102,3 +102,19 @@ func humanBytes(n int64) string {
 
 // worktreeFlag is --worktree, for search, context and ask.
 var worktreeFlag = &cli.BoolFlag{Name: "worktree", Usage: "search HEAD plus the working tree's uncommitted files (modified, added, untracked; cited as worktree:PATH)"}
+
+// jsonFormatFlag is --json on commands whose output is chosen by --format:
+// every command with a machine-readable output takes --json the same way.
+var jsonFormatFlag = &cli.BoolFlag{Name: "json", Usage: "the same as --format json"}
+
+// formatOf is --format, or json with --json; the two may not disagree.
+func formatOf(c *cli.Context) (string, error) {
+	format := c.String("format")
+	if !c.Bool("json") {
+		return format, nil
+	}
+	if c.IsSet("format") && format != "json" {
+		return "", usagef("--json and --format %s disagree: give one of them", format)
+	}
+	return "json", nil
+}
