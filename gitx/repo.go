@@ -26,6 +26,9 @@ var (
 	ErrEmptyRepo = errors.New("the repository has no commits yet")
 	// ErrNoSuchRev means a revision did not resolve to a commit.
 	ErrNoSuchRev = errors.New("unknown revision")
+	// ErrNotACommit means a revision names an object that is not a commit
+	// (a blob or a tree), where a commit is needed.
+	ErrNotACommit = errors.New("not a commit")
 	// ErrNoSuchPath means a path is not in the commit's tree.
 	ErrNoSuchPath = errors.New("path not in commit")
 )
@@ -147,7 +150,7 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (commit, tree Hash, err 
 		// go-git knows only part of gitrevisions(7); let git have the last word.
 		out, gerr := r.git(ctx, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 		if gerr != nil {
-			return Hash{}, Hash{}, fmt.Errorf("%w %q", ErrNoSuchRev, rev)
+			return Hash{}, Hash{}, r.notACommit(ctx, rev)
 		}
 		h2 := plumbing.NewHash(strings.TrimSpace(string(out)))
 		h = &h2
@@ -157,13 +160,34 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (commit, tree Hash, err 
 		// A tag object or something else: peel with git.
 		out, gerr := r.git(ctx, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", h.String()+"^{commit}")
 		if gerr != nil {
-			return Hash{}, Hash{}, fmt.Errorf("%w %q: not a commit", ErrNoSuchRev, rev)
+			return Hash{}, Hash{}, r.notACommit(ctx, rev)
 		}
 		if c, err = r.repo.CommitObject(plumbing.NewHash(strings.TrimSpace(string(out)))); err != nil {
 			return Hash{}, Hash{}, fmt.Errorf("read commit for %q: %w", rev, err)
 		}
 	}
 	return c.Hash, c.TreeHash, nil
+}
+
+// notACommit explains a revision that does not peel to a commit: either
+// it names nothing, or it names a blob or a tree (a SHA copied from
+// git ls-tree or a search result's "blob"), which deserves saying.
+func (r *Repo) notACommit(ctx context.Context, rev string) error {
+	if strings.HasPrefix(rev, "-") {
+		return fmt.Errorf("%w %q", ErrNoSuchRev, rev) // not an option to cat-file
+	}
+	out, err := r.git(ctx, nil, "cat-file", "-t", rev)
+	if err != nil {
+		return fmt.Errorf("%w %q", ErrNoSuchRev, rev)
+	}
+	switch kind := strings.TrimSpace(string(out)); kind {
+	case "blob":
+		return fmt.Errorf("%q is a blob (the content of one file), %w: give a commit (a branch, a tag, a commit SHA, HEAD~3)", rev, ErrNotACommit)
+	case "tree":
+		return fmt.Errorf("%q is a tree (a directory listing), %w: give a commit (a branch, a tag, a commit SHA, HEAD~3)", rev, ErrNotACommit)
+	default:
+		return fmt.Errorf("%q is a %s, %w: give a commit (a branch, a tag, a commit SHA, HEAD~3)", rev, kind, ErrNotACommit)
+	}
 }
 
 func isUnborn(r *git.Repository) bool {

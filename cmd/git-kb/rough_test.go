@@ -37,3 +37,22 @@ func TestJSONFlagEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestRevNotACommit: a blob or tree SHA given as --rev says what it is
+// and that a commit is needed, instead of "unknown revision".
+func TestRevNotACommit(t *testing.T) {
+	dir := gittest.New(t, docs)
+	blob := gittest.Git(t, dir, "rev-parse", "HEAD:README.md")
+	tree := gittest.Git(t, dir, "rev-parse", "HEAD^{tree}")
+	for _, c := range []struct{ rev, want string }{{blob, "is a blob"}, {tree, "is a tree"}, {blob[:10], "is a blob"}} {
+		for _, args := range [][]string{{"search", "--rev", c.rev, "回滚"}, {"index", "--rev", c.rev}, {"context", "--rev", c.rev, "回滚"}} {
+			_, errs, code := kb(t, dir, args...)
+			if code != exitError || !strings.Contains(errs, c.want) || !strings.Contains(errs, "give a commit") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+				t.Errorf("%v: exit %d %q, want 1 and %q", args, code, errs, c.want)
+			}
+		}
+	}
+	if _, errs, code := kb(t, dir, "search", "--rev", "no-such-branch", "x"); code != exitError || !strings.Contains(errs, "unknown revision") {
+		t.Errorf("unknown rev: %d %q", code, errs)
+	}
+}
