@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/segment"
 )
 
 // Source is a numbered piece of retrieved text.
@@ -126,6 +127,11 @@ func Extractive(terms []string, sources []Source, maxSources int) (string, []int
 				}
 			}
 			if score > 0 {
+				// Count only terms found as words (not "ti" inside
+				// "duration"); the substring test above is the cheap filter.
+				score = len(segment.Tiny().Match(t, terms).Terms)
+			}
+			if score > 0 {
 				sents = append(sents, sent{t, score, pos})
 			}
 			pos++
@@ -144,22 +150,10 @@ func Extractive(terms []string, sources []Source, maxSources int) (string, []int
 	return b.String(), used
 }
 
-// Highlight puts the query terms in bold (Markdown).
+// Highlight puts the query terms in bold (Markdown), as whole words the
+// way the analyzer cut them: never a term inside a longer word.
 func Highlight(text string, terms []string) string {
-	sorted := append([]string(nil), terms...)
-	sort.Slice(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
-	var pats []string
-	for _, t := range sorted {
-		if t != "" {
-			pats = append(pats, regexp.QuoteMeta(t))
-		}
-	}
-	if len(pats) == 0 {
-		return text
-	}
-	re := regexp.MustCompile(`(?i)` + strings.Join(pats, "|"))
-	// Adjacent matches make one bold run: **发布失败**, not **发布****失败**.
-	return strings.ReplaceAll(re.ReplaceAllString(text, "**$0**"), "****", "")
+	return segment.Tiny().Mark(text, terms, "**", "**")
 }
 
 // StreamFilter passes a streamed answer through, holding back each

@@ -127,7 +127,7 @@ type Result struct {
 	Citation   string   `json:"citation"`
 	Lang       string   `json:"lang,omitempty"`
 	Symbols    []string `json:"symbols,omitempty"`
-	Highlights []string `json:"highlights,omitempty"` // query terms found in the snippet
+	Highlights []string `json:"highlights,omitempty"` // the snippet's words that match the query, as written (whole words as the analyzer cut them)
 	MoreInFile int      `json:"more_in_file,omitempty"`
 	// Health is "deprecated" (front-matter confidence: deprecated; the
 	// file is demoted) or "stale" (last_reviewed older than StaleAfter).

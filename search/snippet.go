@@ -53,14 +53,9 @@ func snippet(lines []string, start, end int, terms []string) (string, []string) 
 	}
 	s := b.String()
 	s = clip(s, useful)
-	low := strings.ToLower(segment.Normalize(s))
-	var hl []string
-	for _, t := range useful {
-		if strings.Contains(low, t) {
-			hl = append(hl, t)
-		}
-	}
-	return s, hl
+	// Highlights are the words of the snippet that match, as written and
+	// as the analyzer cut them: "TiKV", never the "ti" inside "duration".
+	return s, segment.Tiny().Match(s, useful).Words
 }
 
 // clip shortens s to snippetRunes runes, keeping the first match in view.

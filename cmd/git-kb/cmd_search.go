@@ -14,6 +14,7 @@ import (
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/rerank"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 	"github.com/urfave/cli/v2"
 )
@@ -480,46 +481,15 @@ func style(e env, code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-// highlight marks the matched terms: bold red on a terminal, **term** otherwise.
+// highlight marks the matched terms, as whole words the way the analyzer
+// cut them (never "ti" inside "duration"): bold red on a terminal,
+// **term** otherwise.
 func highlight(e env, s string, terms []string) string {
-	if len(terms) == 0 {
-		return s
-	}
-	low := strings.ToLower(s)
-	marks := make([]bool, len(s))
-	for _, t := range terms {
-		for i := 0; ; {
-			j := strings.Index(low[i:], t)
-			if j < 0 || len(low) != len(s) {
-				break
-			}
-			for k := i + j; k < i+j+len(t); k++ {
-				marks[k] = true
-			}
-			i += j + len(t)
-		}
-	}
 	open, close := "**", "**"
 	if e.StdoutTTY {
 		open, close = "\x1b[1;31m", "\x1b[0m"
 	}
-	var b strings.Builder
-	in := false
-	for i := 0; i < len(s); i++ {
-		if marks[i] != in {
-			if marks[i] {
-				b.WriteString(open)
-			} else {
-				b.WriteString(close)
-			}
-			in = marks[i]
-		}
-		b.WriteByte(s[i])
-	}
-	if in {
-		b.WriteString(close)
-	}
-	return b.String()
+	return segment.Tiny().Mark(s, terms, open, close)
 }
 
 // printRelated shows one related result: how it relates, then where.

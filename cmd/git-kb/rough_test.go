@@ -56,3 +56,57 @@ func TestRevNotACommit(t *testing.T) {
 		t.Errorf("unknown rev: %d %q", code, errs)
 	}
 }
+
+// tikvDoc holds words with "ti" inside them (duration, compactions, tidb)
+// beside TiKV itself: the query's identifier parts must not be marked in them.
+const tikvDoc = `# TiKV 磁盘空间
+
+TiKV 磁盘快满了时，先调大 max-sub-compactions，再检查 duration 和 tidb 的配置。
+
+处理步骤：扩容磁盘，或者清理过期数据。
+`
+
+// TestHighlightsWholeTokens: for "TiKV 磁盘快满了应该怎么处理" no output marks
+// a piece of a word (dura**ti**on), in text, --json highlights and ask.
+func TestHighlightsWholeTokens(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"docs/tikv.md": tikvDoc})
+	const q = "TiKV 磁盘快满了应该怎么处理"
+	bad := []string{"**ti**", "**Ti**D", "dura**", "compac**", "**kv**"}
+	check := func(what, out string) {
+		t.Helper()
+		if !strings.Contains(out, "**TiKV**") || !strings.Contains(out, "**磁盘") {
+			t.Errorf("%s: TiKV and 磁盘 not marked:\n%s", what, out)
+		}
+		for _, b := range bad {
+			if strings.Contains(out, b) {
+				t.Errorf("%s: marks a piece of a word (%s):\n%s", what, b, out)
+			}
+		}
+	}
+	out, errs, code := kb(t, dir, "search", "-q", q)
+	if code != 0 {
+		t.Fatalf("search: exit %d %s", code, errs)
+	}
+	check("search", out)
+	r := searchJSON(t, dir, q)
+	if len(r.Results) == 0 {
+		t.Fatal("no results")
+	}
+	hl := r.Results[0].Highlights
+	if !contains(hl, "TiKV") {
+		t.Errorf("--json highlights %q lack TiKV", hl)
+	}
+	for _, h := range hl {
+		// Each highlight, searched for as written, lands only on whole words.
+		for _, w := range []string{"duration", "compactions", "tidb"} {
+			if strings.Contains(w, strings.ToLower(h)) {
+				t.Errorf("--json highlight %q is a piece of %q", h, w)
+			}
+		}
+	}
+	out, errs, code = kb(t, dir, "ask", "-q", "--no-stream", q)
+	if code != 0 {
+		t.Fatalf("ask: exit %d %s", code, errs)
+	}
+	check("ask", out)
+}

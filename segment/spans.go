@@ -1,0 +1,307 @@
+package segment
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-ego/gse"
+	"golang.org/x/text/width"
+)
+
+// Span is one term of a text with where it came from: text[Start:End] is
+// the word, identifier part or Chinese word that produced Term.
+type Span struct {
+	Start, End int // byte offsets into the text given to Spans
+	Term       string
+}
+
+// Spans cuts text exactly as Terms does (the same terms in the same order)
+// and says where each term came from, in bytes of the original text. It is
+// what highlighting uses, so that only what the analyzer cut is marked:
+// the query term "ti" (from TiKV) is a part of "TiKV", never of "duration".
+func (a *Analyzer) Spans(text string) []Span {
+	var spans []Span
+	var runs []hanRun
+	hanStart, wordStart := -1, -1
+	flushWord := func(end int) {
+		if wordStart < 0 {
+			return
+		}
+		for end > wordStart && (text[end-1] == '.' || text[end-1] == '-') {
+			end--
+		}
+		spans = appendWordSpans(spans, text, wordStart, end)
+		wordStart = -1
+	}
+	flushHan := func(end int) {
+		if hanStart >= 0 {
+			runs = append(runs, hanRun{hanStart, end})
+			hanStart = -1
+		}
+	}
+	for i, r := range text {
+		if r >= 0x3000 {
+			r = foldRune(r)
+		}
+		switch {
+		case unicode.Is(unicode.Han, r):
+			flushWord(i)
+			if hanStart < 0 {
+				hanStart = i
+			}
+		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			flushHan(i)
+			if wordStart < 0 {
+				wordStart = i
+			}
+		case (r == '.' || r == '-') && wordStart >= 0 && i+1 < len(text) && isWordByte(text[i+1]):
+			// inside a dotted name, version or code, as in Terms
+		default:
+			flushWord(i)
+			flushHan(i)
+		}
+	}
+	flushWord(len(text))
+	flushHan(len(text))
+	if len(runs) > 0 {
+		spans = a.appendHanSpans(spans, text, runs)
+	}
+	return spans
+}
+
+type hanRun struct{ start, end int }
+
+// foldRune is Normalize's width folding for one rune.
+func foldRune(r rune) rune {
+	if r == 0x3000 || r >= 0xFF01 && r <= 0xFF5E {
+		if f, _ := utf8.DecodeRuneInString(width.Fold.String(string(r))); f != utf8.RuneError {
+			return f
+		}
+	}
+	return r
+}
+
+// appendWordSpans mirrors appendWordTerms, with the offsets of the parts.
+func appendWordSpans(spans []Span, text string, start, end int) []Span {
+	if end <= start {
+		return spans
+	}
+	word := Normalize(text[start:end])
+	lower := strings.ToLower(word)
+	parts := splitIdent(word)
+	if len(parts) <= 1 {
+		if enStop[lower] {
+			return spans
+		}
+		return append(spans, Span{start, end, stem(lower)})
+	}
+	spans = append(spans, Span{start, end, lower})
+	// Parts are in order; find each in the original text after the last.
+	at := start
+	for _, p := range parts {
+		ps, pe := at, at
+		if i, j := indexFold(text[at:end], p); i >= 0 {
+			ps, pe = at+i, at+j
+			at = pe
+		}
+		p = strings.ToLower(p)
+		if utf8.RuneCountInString(p) < 2 || enStop[p] {
+			continue
+		}
+		spans = append(spans, Span{ps, pe, stem(p)})
+	}
+	return spans
+}
+
+// indexFold finds a part of a normalized word in the original text: the
+// same bytes unless the text had full-width letters, then the first byte
+// range that normalizes to it.
+func indexFold(s, part string) (int, int) {
+	if i := strings.Index(s, part); i >= 0 {
+		return i, i + len(part)
+	}
+	for i := range s {
+		for j := i + 1; j <= len(s); j++ {
+			if utf8.ValidString(s[i:j]) && Normalize(s[i:j]) == part {
+				return i, j
+			}
+		}
+	}
+	return -1, -1
+}
+
+// appendHanSpans mirrors appendHanTerms: gse's words cover each run in
+// order, so their offsets follow from their lengths.
+func (a *Analyzer) appendHanSpans(spans []Span, text string, runs []hanRun) []Span {
+	strs := make([]string, len(runs))
+	for i, r := range runs {
+		strs[i] = Normalize(text[r.start:r.end])
+	}
+	var seg *gse.Segmenter
+	if a.full {
+		seg = fullSegmenter()
+	} else {
+		seg = loadTable().tinySegmenter(strs)
+	}
+	for i, run := range strs {
+		at := runs[i].start
+		for _, sg := range seg.Segment([]byte(run)) {
+			tok := sg.Token()
+			spans = appendTokenSpans(spans, tok, at)
+			at += len(tok.Text())
+		}
+	}
+	return spans
+}
+
+// appendTokenSpans mirrors appendTokenTerms; a shorter word inside a long
+// one is placed at its first occurrence after the previous one.
+func appendTokenSpans(spans []Span, tok *gse.Token, at int) []Span {
+	w := tok.Text()
+	if !zhStop[w] {
+		spans = append(spans, Span{at, at + len(w), w})
+	}
+	if utf8.RuneCountInString(w) <= 2 {
+		return spans
+	}
+	from := 0
+	for _, sub := range tok.Segments() {
+		st := sub.Token().Text()
+		off := from
+		if i := strings.Index(w[from:], st); i >= 0 {
+			off = from + i
+			from = off + len(st)
+		}
+		if utf8.RuneCountInString(st) >= 2 {
+			spans = appendTokenSpans(spans, sub.Token(), at+off)
+		}
+	}
+	return spans
+}
+
+// Matches is what of a query a text holds, as the analyzer cut the text.
+type Matches struct {
+	// Ranges are the byte ranges to highlight, sorted and merged.
+	Ranges [][2]int
+	// Terms are the query terms found, in the order they were given.
+	Terms []string
+	// Words are the distinct pieces of the text that matched, as written
+	// (TiKV, 磁盘, files): what a program can mark by exact search without
+	// marking "ti" inside "duration".
+	Words []string
+}
+
+// Match finds terms (a query's terms, or Words of an earlier Match) in
+// text. A match is a span whose term or whole text is one of terms (a word,
+// identifier part or Chinese word as the analyzer cut it), or a run of
+// adjacent Chinese words that together spell a term (an out-of-vocabulary
+// word the query cut differently). Nothing else: a term is never found
+// inside a word it is merely a substring of.
+func (a *Analyzer) Match(text string, terms []string) Matches {
+	var m Matches
+	if len(terms) == 0 || text == "" {
+		return m
+	}
+	found := map[string]bool{}
+	want := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		if t != "" {
+			want[strings.ToLower(Normalize(t))] = true
+		}
+	}
+	spans := a.Spans(text)
+	var rs [][2]int
+	starts, ends := map[int]bool{}, map[int]bool{}
+	for _, s := range spans {
+		surface := strings.ToLower(Normalize(text[s.Start:s.End]))
+		if want[s.Term] || want[surface] {
+			rs = append(rs, [2]int{s.Start, s.End})
+			found[s.Term], found[surface] = true, true
+		}
+		if s.End > s.Start && HanBytes(text[s.Start:s.End]) == s.End-s.Start {
+			starts[s.Start], ends[s.End] = true, true
+		}
+	}
+	// Runs of Chinese words: a Han term found at word boundaries on both
+	// sides (回滚 over 回|滚).
+	for t := range want {
+		if HanBytes(t) != len(t) {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(text[i:], t)
+			if j < 0 {
+				break
+			}
+			s, e := i+j, i+j+len(t)
+			if starts[s] && ends[e] {
+				rs = append(rs, [2]int{s, e})
+				found[t] = true
+			}
+			i = e
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range terms {
+		if lt := strings.ToLower(Normalize(t)); found[lt] && !seen[lt] {
+			m.Terms = append(m.Terms, t)
+			seen[lt] = true
+		}
+	}
+	// Words: the matched pieces no other matched piece contains.
+	sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] || rs[i][0] == rs[j][0] && rs[i][1] > rs[j][1] })
+	seen = map[string]bool{}
+	reach := -1
+	for _, r := range rs {
+		if r[1] <= reach {
+			continue // inside the previous piece
+		}
+		reach = r[1]
+		if w := text[r[0]:r[1]]; !seen[w] {
+			m.Words = append(m.Words, w)
+			seen[w] = true
+		}
+	}
+	m.Ranges = merge(rs)
+	return m
+}
+
+// merge sorts ranges and joins those that overlap or touch, so that
+// adjacent words make one bold run (**发布失败**, not **发布****失败**).
+func merge(rs [][2]int) [][2]int {
+	if len(rs) == 0 {
+		return nil
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] || rs[i][0] == rs[j][0] && rs[i][1] > rs[j][1] })
+	out := rs[:1]
+	for _, r := range rs[1:] {
+		last := &out[len(out)-1]
+		if r[0] <= last[1] {
+			last[1] = max(last[1], r[1])
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Mark wraps each range that Match finds in open and close.
+func (a *Analyzer) Mark(text string, terms []string, open, close string) string {
+	ms := a.Match(text, terms).Ranges
+	if len(ms) == 0 {
+		return text
+	}
+	var b strings.Builder
+	at := 0
+	for _, m := range ms {
+		b.WriteString(text[at:m[0]])
+		b.WriteString(open)
+		b.WriteString(text[m[0]:m[1]])
+		b.WriteString(close)
+		at = m[1]
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}

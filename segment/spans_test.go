@@ -1,0 +1,66 @@
+package segment
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSpansCutAsTerms: Spans yields exactly Terms' terms, in order, and
+// each span's text is what produced its term.
+func TestSpansCutAsTerms(t *testing.T) {
+	texts := []string{
+		"TiKV 磁盘快满了应该怎么处理",
+		"duration max-sub-compactions tidb TiKV_config retryCount HTTPServer v7.5.0",
+		"中华人民共和国的数据库连接池打满时，先检查慢查询。",
+		"ＡＢＣ１２３ 全角ＲｅｔｒｙＣｏｕｎｔ，和　空格",
+		"files indexes policies the and of",
+		"git.PlainOpen ER-1105 end. trailing-",
+		"bad \xff\xfe utf8 混合 text",
+		"",
+	}
+	for _, an := range []*Analyzer{Tiny(), Full()} {
+		for _, text := range texts {
+			spans := an.Spans(text)
+			var got []string
+			for _, s := range spans {
+				got = append(got, s.Term)
+				if s.Start < 0 || s.End > len(text) || s.Start > s.End {
+					t.Fatalf("%q: span %+v out of range", text, s)
+				}
+				piece := strings.ToLower(Normalize(text[s.Start:s.End]))
+				if piece != s.Term && stem(piece) != s.Term && !strings.Contains(piece, s.Term) {
+					t.Errorf("%q: span %+v covers %q", text, s, piece)
+				}
+			}
+			if want := an.Terms(text); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Errorf("%q:\nspans %q\nterms %q", text, got, want)
+			}
+		}
+	}
+}
+
+// TestMarksWholeTokens: highlighting marks what the analyzer cut, never a
+// term inside a word it is a substring of (issue 15: dura**ti**on).
+func TestMarksWholeTokens(t *testing.T) {
+	an := Tiny()
+	terms := an.Terms("TiKV 磁盘快满了应该怎么处理")
+	cases := []struct{ text, want string }{
+		{"duration max-sub-compactions tidb", "duration max-sub-compactions tidb"},
+		{"TiKV 的磁盘满了", "[TiKV] 的[磁盘]满了"},
+		{"when the Ti node stops", "when the [Ti] node stops"},
+		{"处理 tikv-server 问题", "[处理] [tikv]-server 问题"},
+	}
+	for _, c := range cases {
+		if got := an.Mark(c.text, terms, "[", "]"); got != c.want {
+			t.Errorf("Mark(%q, %q) = %q, want %q", c.text, terms, got, c.want)
+		}
+	}
+	// An out-of-vocabulary word the query kept whole spans several words.
+	if got := an.Mark("先回滚再说", []string{"回滚"}, "[", "]"); got != "先[回滚]再说" {
+		t.Errorf("run of words: %q", got)
+	}
+	if got := an.Mark("retryCount and files", []string{"retry", "file"}, "[", "]"); got != "[retry]Count and [files]" {
+		t.Errorf("parts and stems: %q", got)
+	}
+}
