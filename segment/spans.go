@@ -195,10 +195,9 @@ type Matches struct {
 
 // Match finds terms (a query's terms, or Words of an earlier Match) in
 // text. A match is a span whose term or whole text is one of terms (a word,
-// identifier part or Chinese word as the analyzer cut it), or a run of
-// adjacent Chinese words that together spell a term (an out-of-vocabulary
-// word the query cut differently). Nothing else: a term is never found
-// inside a word it is merely a substring of.
+// identifier part or Chinese word as the analyzer cut it), or a Chinese
+// term of two or more characters wherever it is written. A Latin term is
+// never found inside a word it is merely a substring of.
 func (a *Analyzer) Match(text string, terms []string) Matches {
 	var m Matches
 	if len(terms) == 0 || text == "" {
@@ -213,21 +212,19 @@ func (a *Analyzer) Match(text string, terms []string) Matches {
 	}
 	spans := a.Spans(text)
 	var rs [][2]int
-	starts, ends := map[int]bool{}, map[int]bool{}
 	for _, s := range spans {
 		surface := strings.ToLower(Normalize(text[s.Start:s.End]))
 		if want[s.Term] || want[surface] {
 			rs = append(rs, [2]int{s.Start, s.End})
 			found[s.Term], found[surface] = true, true
 		}
-		if s.End > s.Start && HanBytes(text[s.Start:s.End]) == s.End-s.Start {
-			starts[s.Start], ends[s.End] = true, true
-		}
 	}
-	// Runs of Chinese words: a Han term found at word boundaries on both
-	// sides (回滚 over 回|滚).
+	// Chinese is written without spaces, and the cut of a text depends on
+	// its neighbours (立即|回|滚到 holds 回滚, which the query cut whole):
+	// a Chinese term of two or more characters matches wherever it is
+	// written. Latin words and identifiers match only whole, as cut.
 	for t := range want {
-		if HanBytes(t) != len(t) {
+		if HanBytes(t) != len(t) || utf8.RuneCountInString(t) < 2 {
 			continue
 		}
 		for i := 0; ; {
@@ -235,12 +232,9 @@ func (a *Analyzer) Match(text string, terms []string) Matches {
 			if j < 0 {
 				break
 			}
-			s, e := i+j, i+j+len(t)
-			if starts[s] && ends[e] {
-				rs = append(rs, [2]int{s, e})
-				found[t] = true
-			}
-			i = e
+			rs = append(rs, [2]int{i + j, i + j + len(t)})
+			found[t] = true
+			i += j + len(t)
 		}
 	}
 	seen := map[string]bool{}

@@ -64,3 +64,11 @@ func TestMarksWholeTokens(t *testing.T) {
 		t.Errorf("parts and stems: %q", got)
 	}
 }
+
+// TestMarksChineseAcrossCuts: 立即回滚到 is cut 立即|回|滚到, yet 回滚 is
+// written there and is marked.
+func TestMarksChineseAcrossCuts(t *testing.T) {
+	if got := Tiny().Mark("应当立即回滚到上一个版本", []string{"回滚"}, "[", "]"); got != "应当立即[回滚]到上一个版本" {
+		t.Errorf("got %q", got)
+	}
+}
