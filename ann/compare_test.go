@@ -1,3 +1,8 @@
+//go:build !windows
+
+// Not on Windows: coder/hnsw v0.6.1 saves through renameio.TempFile, which
+// google/renameio v1 has only on Unix, so the package does not compile there.
+
 package ann
 
 import (

@@ -3,20 +3,20 @@ package hooks
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // Files under kb/ (the common git dir's kb, shared by worktrees).
 const (
 	stateDir    = "hooks"
 	pendingFile = "pending"     // touched by every hook call: HEAD may have moved
-	runnerLock  = "runner.lock" // flock held by the one live runner
+	runnerLock  = "runner.lock" // locked by the one live runner
 	lastFile    = "last.json"   // how the last run ended
 	LogFile     = "hooks.log"   // the runner's log, kept under maxLog
 	maxLog      = 1 << 20
@@ -77,26 +77,19 @@ func trimNL(b []byte) []byte {
 	return b
 }
 
-// tryLock takes an exclusive flock without waiting; nil, nil if busy.
-func tryLock(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+// tryLock takes an exclusive lock without waiting; nil, nil if busy.
+// gofrs/flock: flock(2) on Unix, LockFileEx on Windows; either way the OS
+// releases it when the process dies.
+func tryLock(path string) (*flock.Flock, error) {
+	l := flock.New(path)
+	ok, err := l.TryLock()
+	if err != nil || !ok {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	return f, nil
+	return l, nil
 }
 
-func unlock(f *os.File) {
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	f.Close()
-}
+func unlock(l *flock.Flock) { l.Unlock() }
 
 // Last is how the last background run ended.
 type Last struct {

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/git-kb/git-kb/gitx"
@@ -188,7 +187,7 @@ func spawnRunner(repo *gitx.Repo) {
 		}
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(cmd)
 	if cmd.Start() == nil {
 		cmd.Process.Release()
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/git-kb/git-kb/gitx"
@@ -178,7 +177,7 @@ func spawnEmbed(repo *gitx.Repo, commit string) error {
 		cmd.Dir = repo.GitDir // bare repository
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
