@@ -51,6 +51,7 @@ type DB struct {
 	db       *badger.DB
 	dir      string
 	readOnly bool
+	release  func() // the lock openBadger took, if any
 	Format   FormatInfo
 }
 
@@ -90,11 +91,11 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 	deadline := time.Now().Add(o.Wait)
 	waited, recovered := false, false
 	for {
-		bdb, err := badger.Open(opts)
+		bdb, release, err := openBadger(opts)
 		if err == nil {
-			d := &DB{db: bdb, dir: dir, readOnly: o.ReadOnly}
+			d := &DB{db: bdb, dir: dir, readOnly: o.ReadOnly, release: release}
 			if err := d.checkFormat(o); err != nil {
-				bdb.Close()
+				d.Close()
 				return nil, err
 			}
 			return d, nil
@@ -104,8 +105,9 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 				// A writer killed mid-write leaves a log that only a
 				// read-write open replays; do that once, then read.
 				recovered = true
-				if rw, rerr := badger.Open(opts.WithReadOnly(false)); rerr == nil {
+				if rw, release, rerr := openBadger(opts.WithReadOnly(false)); rerr == nil {
 					rw.Close()
+					release()
 					continue
 				} else if isLockErr(rerr) {
 					err = rerr
@@ -133,8 +135,10 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 
 // isLockErr recognises Badger's directory-lock failure. Badger wraps the
 // errno without Unwrap, so only the message identifies it (LIBRARIES.md).
+// On Windows Badger says "Another process is using this Badger database".
 func isLockErr(err error) bool {
-	return strings.Contains(err.Error(), "Cannot acquire directory lock")
+	return strings.Contains(err.Error(), "Cannot acquire directory lock") ||
+		strings.Contains(err.Error(), "Another process is using this Badger database")
 }
 
 func (d *DB) checkFormat(o Options) error {
@@ -165,7 +169,11 @@ func (d *DB) checkFormat(o Options) error {
 }
 
 // Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	err := d.db.Close()
+	d.release()
+	return err
+}
 
 // Dir is the database directory.
 func (d *DB) Dir() string { return d.dir }
