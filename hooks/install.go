@@ -42,7 +42,7 @@ status=0
 if [ -x "$0` + ChainSuffix + `" ]; then
 	"$0` + ChainSuffix + `" "$@" || status=$?
 fi
-kb=` + shellQuote(exe) + `
+kb=` + shellQuote(filepath.ToSlash(exe)) + `
 [ -x "$kb" ] || kb=git-kb
 GIT_KB_HOOK=` + name + ` "$kb" hooks run ` + name + ` "$@" </dev/null >/dev/null 2>&1
 exit $status
