@@ -17,7 +17,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// version is set at build time by install.sh (-ldflags -X main.version=...).
+// version is set at build time by install.sh and make dist
+// (-ldflags -X main.version=...); see cmd_version.go.
 var version = "dev"
 
 // Exit codes (ARCHITECTURE.md): 0 results or none, 1 error, 2 usage.
@@ -97,7 +98,7 @@ func newApp(e env) *cli.App {
 		Name:      "git kb",
 		HelpName:  "git kb",
 		Usage:     "search a repository's docs and code, per commit, with citations",
-		Version:   version,
+		Version:   buildInfo().String(),
 		Writer:    e.Stdout,
 		ErrWriter: e.Stderr,
 		Description: `git kb indexes the files of a commit (HEAD by default) into a local index
@@ -122,6 +123,7 @@ Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on firs
 			gcCommand(e),
 			doctorCommand(e),
 			mcpCommand(e),
+			versionCommand(e),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() maps errors to exit codes
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
