@@ -16,6 +16,7 @@ func TestDependencyDirection(t *testing.T) {
 		"chunk":   {mod + "store", mod + "gitx", mod + "segment"},
 		"gitx":    {mod + "store", mod + "segment", mod + "index", mod + "search"},
 		"search":  {mod + "index", mod + "gitx", mod + "cmd", mod + "mcp"},
+		"expand":  {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "cmd"},
 		"index":   {mod + "search", mod + "cmd", mod + "mcp"},
 		"mcp":     {mod + "cmd", "github.com/urfave/"},
 		"ask":     {mod + "store", mod + "gitx", mod + "index", mod + "search", mod + "cmd"},

@@ -28,18 +28,19 @@ func PathKind(p string) string {
 		strings.HasSuffix(base, "_test.rs"), strings.HasSuffix(base, "_test.c"), strings.HasSuffix(base, "_test.cc"):
 		return KindTest
 	}
-	dirs := strings.Split(path.Dir(p), "/")
-	for _, d := range dirs {
+	kind := ""
+	for rest := path.Dir(p); rest != "" && rest != "."; {
+		var d string
+		d, rest, _ = strings.Cut(rest, "/")
 		switch d {
 		case "testdata", "__tests__", "test", "tests", "__snapshots__":
 			return KindTest
+		case "examples", "example", "_examples", "fixtures", "__fixtures__", "__mocks__":
+			kind = KindExample // unless a test directory is deeper
 		}
 	}
-	for _, d := range dirs {
-		switch d {
-		case "examples", "example", "_examples", "fixtures", "__fixtures__", "__mocks__":
-			return KindExample
-		}
+	if kind != "" {
+		return kind
 	}
 	switch {
 	case strings.HasSuffix(base, ".pb.go"), strings.HasSuffix(base, ".pb.gw.go"), strings.HasSuffix(base, "_pb2.py"),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/expand"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -61,6 +62,8 @@ type Request struct {
 	// matches import or are imported by and the definitions of names they
 	// use, marked Match "related" (see related.go).
 	Related bool
+	// NoExpand turns off cross-lingual query expansion (kb.expand false).
+	NoExpand bool
 	// NoPriors turns off file-kind demotion (tests, data tables...), for
 	// measuring it.
 	NoPriors bool
@@ -174,9 +177,12 @@ type Response struct {
 	// Worktree lists the uncommitted files searched (--worktree).
 	Worktree *WorktreeInfo `json:"worktree,omitempty"`
 	// RelatedNote says why --related added nothing.
-	RelatedNote string             `json:"related_note,omitempty"`
-	Terms       []string           `json:"terms,omitempty"` // the analyzed query
-	Timings     map[string]float64 `json:"timings_ms,omitempty"`
+	RelatedNote string   `json:"related_note,omitempty"`
+	Terms       []string `json:"terms,omitempty"` // the analyzed query
+	// Expansions are the words added to the query's that matched
+	// something in the view (see expand.go).
+	Expansions []expand.Expansion `json:"expansions,omitempty"`
+	Timings    map[string]float64 `json:"timings_ms,omitempty"`
 }
 
 // Stale says which commit was asked for and why another one answered.
@@ -199,6 +205,7 @@ type Searcher struct {
 	// metadata again for each was most of its time).
 	metaMu sync.Mutex
 	metas  map[store.SHA]*store.BlobMeta
+	heads  map[store.SHA]*store.BlobMeta // metas without chunks (blobHead)
 	lines  map[store.SHA][]string
 }
 
@@ -223,6 +230,31 @@ func (s *Searcher) blobLines(blob store.SHA) ([]string, error) {
 	s.lines[blob] = ls
 	s.metaMu.Unlock()
 	return ls, nil
+}
+
+// blobHead returns a blob's metadata without its chunks (store.BlobHead),
+// or the whole of it if already decoded; overlay files have theirs.
+func (s *Searcher) blobHead(blob store.SHA) (*store.BlobMeta, error) {
+	s.metaMu.Lock()
+	m, ok := s.metas[blob]
+	if !ok {
+		m, ok = s.heads[blob]
+	}
+	s.metaMu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, err := s.DB.BlobHead(s.Pipeline, blob)
+	if err != nil {
+		return nil, err
+	}
+	s.metaMu.Lock()
+	if s.heads == nil {
+		s.heads = map[store.SHA]*store.BlobMeta{}
+	}
+	s.heads[blob] = m
+	s.metaMu.Unlock()
+	return m, nil
 }
 
 // blobMeta returns a blob's metadata, decoded once per Searcher.

@@ -1,15 +1,18 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/expand"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
@@ -18,6 +21,7 @@ import (
 // own input and output:
 //
 //	analyze    Request            -> query (terms and their weights, scope)
+//	expand     query              -> query (+ cross-lingual terms, lighter; expand.go)
 //	candidates query              -> lexicalCandidates (postings of live chunks)
 //	score      lexicalCandidates  -> []hit (BM25F per chunk)
 //	fuse       []hit + dense side -> []hit (RRF or DBSF; lexical mode skips it)
@@ -52,6 +56,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	req.Scope = q.scope
 	resp.Terms = q.words()
 	lap("analyze", t0)
+	if !req.NoExpand {
+		t0 = time.Now()
+		expandQuery(req, q)
+		lap("expand", t0)
+	}
 	if (len(q.terms) == 0 && req.Mode == ModeLexical) || req.View.Chunks == 0 {
 		return finish(resp)
 	}
@@ -60,6 +69,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	resp.Expansions = cands.expansionsUsed(q)
 
 	t0 = time.Now()
 	hits, err := s.score(req, cands)
@@ -68,13 +78,25 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	}
 	lap("score", t0)
 
+	// Scoring leaves hits unordered: grouping by file orders what it
+	// needs, and sorting every hit of a broad query was a sixth of its
+	// time. The stages that read hits in order get them sorted.
+	sorted := false
+	ordered := func() {
+		if !sorted {
+			sortHits(hits)
+			sorted = true
+		}
+	}
 	if req.Mode != ModeLexical {
+		ordered()
 		if hits, err = s.addDense(ctx, req, resp, hits, timings); err != nil {
 			return nil, err
 		}
 	}
-	if req.Parsed != nil {
+	if req.Parsed != nil && req.Parsed.HasFilters() {
 		t0 = time.Now()
+		ordered()
 		if hits, err = s.refine(req, hits); err != nil {
 			return nil, err
 		}
@@ -95,6 +117,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	lap("render", t0)
 	if req.Related {
 		t0 = time.Now()
+		ordered()
 		if err := s.related(ctx, req, resp, hits, resp.Terms); err != nil {
 			return nil, fmt.Errorf("related files: %w", err)
 		}
@@ -135,23 +158,29 @@ func newResponse(req Request) *Response {
 // in order of first appearance, each with its weight, and the path scope
 // of the query's operators.
 type query struct {
-	terms []queryTerm
-	scope func(string) bool
+	terms      []queryTerm
+	scope      func(string) bool
+	expansions []expand.Expansion // what expandQuery added, before looking
 }
 
 // queryTerm is one term a query ranks by.
 type queryTerm struct {
 	term string
 	// weight multiplies the term's BM25 contribution: how often the user
-	// wrote it.
+	// wrote it, or less than one for a word expansion added.
 	weight float64
+	// from is the user's word an expanded term stands for ("" for the
+	// user's own words).
+	from string
 }
 
-// words are the query's terms, in order.
+// words are the user's own terms, in order.
 func (q *query) words() []string {
 	var out []string
 	for _, t := range q.terms {
-		out = append(out, t.term)
+		if t.from == "" {
+			out = append(out, t.term)
+		}
 	}
 	return out
 }
@@ -286,7 +315,7 @@ func (bl *bodyLengths) of(c uint32) (float64, error) {
 	return 0, fmt.Errorf("chunk %d beyond the lengths of segment %d", c, sg.ID)
 }
 
-// score is BM25F over the candidates, best chunk first. Statistics (N,
+// score is BM25F over the candidates, one hit per chunk, unordered. Statistics (N,
 // average body length, document frequency) are the view's.
 func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, error) {
 	v := req.View
@@ -296,40 +325,76 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, error) {
 	if avg <= 0 {
 		avg = 1
 	}
-	scores := map[uint32]float64{}
-	dl := map[uint32]float64{}
+	// Dense arrays over chunk ids rather than maps: an expanded query
+	// touches a good share of a large view's chunks, and map access was
+	// most of scoring's time.
+	var top uint32
 	for _, tp := range c.lists {
+		for _, p := range tp.ps {
+			top = max(top, p.Chunk)
+		}
+	}
+	var scores, dl []float64
+	var touched []uint32
+	if len(c.lists) > 0 {
+		scores, dl = make([]float64, top+1), make([]float64, top+1)
+	}
+	// An added word found in many chunks (file, read, get in Go's source)
+	// only adds to chunks something rarer found: on its own it is weak
+	// evidence, and making every chunk it names a candidate was most of
+	// an expanded search's time. Those lists go last.
+	lists := make([]termPostings, 0, len(c.lists))
+	var common []termPostings
+	for _, tp := range c.lists {
+		if df := len(tp.ps); tp.term.from != "" && df > minCommonDF && float64(df) > maxExpandedDF*n {
+			common = append(common, tp)
+		} else {
+			lists = append(lists, tp)
+		}
+	}
+	lists = append(lists, common...)
+	rare := len(lists) - len(common)
+	for li, tp := range lists {
 		df := float64(len(tp.ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		w := idf * tp.term.weight
+		onlyTouched := li >= rare && len(touched) > 0
 		for _, p := range tp.ps {
-			l, ok := dl[p.Chunk]
-			if !ok {
-				var err error
-				if l, err = lengths.of(p.Chunk); err != nil {
+			if scores[p.Chunk] == 0 {
+				if onlyTouched {
+					continue
+				}
+				l, err := lengths.of(p.Chunk)
+				if err != nil {
 					return nil, err
 				}
 				dl[p.Chunk] = l
+				touched = append(touched, p.Chunk)
 			}
-			tf := fieldWeight[store.FieldBody] * float64(p.TF[store.FieldBody]) / (1 - b + b*l/avg)
+			tf := fieldWeight[store.FieldBody] * float64(p.TF[store.FieldBody]) / (1 - b + b*dl[p.Chunk]/avg)
 			for f := 1; f < store.NumFields; f++ {
 				tf += fieldWeight[f] * float64(p.TF[f])
 			}
 			scores[p.Chunk] += w * tf * (k1 + 1) / (tf + k1)
 		}
 	}
-	hits := make([]hit, 0, len(scores))
-	for c, sc := range scores {
-		hits = append(hits, hit{chunk: c, score: sc})
+	hits := make([]hit, 0, len(touched))
+	for _, c := range touched {
+		hits = append(hits, hit{chunk: c, score: scores[c]})
 	}
-	sortHits(hits)
 	return hits, nil
 }
 
 // sortHits orders hits best first, ties by chunk id (stable output).
 func sortHits(hits []hit) {
-	sort.Slice(hits, func(i, j int) bool {
-		return hits[i].score > hits[j].score || hits[i].score == hits[j].score && hits[i].chunk < hits[j].chunk
+	slices.SortFunc(hits, func(x, y hit) int {
+		switch {
+		case x.score > y.score:
+			return -1
+		case x.score < y.score:
+			return 1
+		}
+		return cmp.Compare(x.chunk, y.chunk)
 	})
 }
 
@@ -347,28 +412,40 @@ type fileHits struct {
 // several sections is more likely the answer than one lucky paragraph
 // (the MaxP/SumP middle ground of passage-level retrieval).
 func group(v *store.View, hits []hit) []*fileHits {
-	byPath := map[string]*fileHits{}
+	// By entry index, not path: a view's entries are its files, one each.
+	byEntry := make([]*fileHits, len(v.Entries))
 	var files []*fileHits
 	for _, h := range hits {
-		e := entryOf(v, h.chunk)
-		if e == nil {
+		i := sort.Search(len(v.Entries), func(i int) bool { return v.Entries[i].First+v.Entries[i].N > h.chunk })
+		if i == len(v.Entries) || v.Entries[i].First > h.chunk {
 			continue
 		}
-		f := byPath[e.Path]
+		f := byEntry[i]
 		if f == nil {
-			f = &fileHits{entry: e}
-			byPath[e.Path] = f
+			f = &fileHits{entry: &v.Entries[i]}
+			byEntry[i] = f
 			files = append(files, f)
 		}
-		f.hits = append(f.hits, h) // in descending score order
+		f.hits = append(f.hits, h)
 	}
 	for _, f := range files {
+		sortHits(f.hits)
 		f.score = f.hits[0].score
 		for i := 1; i < len(f.hits) && i <= fileSupport; i++ {
 			f.score += supportWeight * f.hits[i].score / float64(i)
 		}
 	}
-	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
+	// Ties keep the order of the files' best hits (as if hits had come
+	// sorted): the output does not depend on how they came.
+	slices.SortFunc(files, func(x, y *fileHits) int {
+		if c := cmp.Compare(y.score, x.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.hits[0].score, x.hits[0].score); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.hits[0].chunk, y.hits[0].chunk)
+	})
 	return files
 }
 
@@ -402,7 +479,7 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 		if i >= 3*req.K+10 {
 			break
 		}
-		m, err := s.blobMeta(f.entry.Blob)
+		m, err := s.blobHead(f.entry.Blob)
 		if err != nil {
 			return err
 		}
@@ -445,7 +522,7 @@ var testWords = map[string]bool{
 // asksForTests reports whether the user's words ask for tests or examples.
 func (q *query) asksForTests() bool {
 	for _, t := range q.terms {
-		if testWords[t.term] {
+		if t.from == "" && testWords[t.term] {
 			return true
 		}
 	}

@@ -129,6 +129,24 @@ func (d *DB) BlobMeta(pv byte, blob SHA) (*BlobMeta, error) {
 	return &m, nil
 }
 
+// BlobHead is BlobMeta without its chunks and redactions: what ranking
+// asks of a file (kind, front-matter), for dozens of candidates a search,
+// without allocating their chunk lists.
+func (d *DB) BlobHead(pv byte, blob SHA) (*BlobMeta, error) {
+	var h struct {
+		Lang     string            `json:"lang"`
+		Title    string            `json:"title,omitempty"`
+		Meta     map[string]string `json:"meta,omitempty"`
+		Encoding string            `json:"enc,omitempty"`
+		Kind     string            `json:"kind,omitempty"`
+	}
+	err := d.db.View(func(txn *badger.Txn) error { return getJSON(txn, metaKey(pv, blob), &h) })
+	if err != nil {
+		return nil, fmt.Errorf("metadata of blob %x: %w", blob, err)
+	}
+	return &BlobMeta{Lang: h.Lang, Title: h.Title, Meta: h.Meta, Encoding: h.Encoding, Kind: h.Kind}, nil
+}
+
 // Lengths returns the body length of each chunk of a segment.
 func (d *DB) Lengths(pv byte, seg uint32) ([]uint32, error) {
 	var ls []uint32

@@ -160,6 +160,9 @@ Examples:
 			}
 			if c.Bool("verbose") {
 				printTimings(e.Stderr, "search", resp.Timings)
+				for _, x := range resp.Expansions {
+					fmt.Fprintf(e.Stderr, "git kb: expanded %s -> %s (%s)\n", x.From, strings.Join(x.To, ", "), x.Source)
+				}
 			}
 			if c.Bool("json") {
 				resp.Timings = nil
@@ -180,6 +183,8 @@ func searchRequestFlags() []cli.Flag {
 		&cli.StringFlag{Name: "mode", Usage: "lexical, dense or hybrid (default: hybrid with an embedder configured, else lexical)"},
 		&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf"},
 		&cli.BoolFlag{Name: "literal", Usage: "take the query as plain words: no operators, quotes or -exclusions"},
+		&cli.BoolFlag{Name: "no-expand", Usage: "no cross-lingual expansion of the query's words (as kb.expand false)"},
+		&cli.BoolFlag{Name: "no-priors", Usage: "no demotion of tests, examples and data tables (as kb.priors false)"},
 		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
 	}
 }
@@ -197,7 +202,7 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 	if fusion != search.FusionRRF && fusion != search.FusionDBSF {
 		return search.Request{}, usagef("--fusion %s: want rrf or dbsf", fusion)
 	}
-	req := search.Request{Query: query, Mode: mode, Fusion: fusion}
+	req := search.Request{Query: query, Mode: mode, Fusion: fusion, NoExpand: c.Bool("no-expand"), NoPriors: c.Bool("no-priors")}
 	if !c.Bool("literal") {
 		var err error
 		if req.Parsed, err = search.ParseQuery(query); err != nil {
@@ -216,6 +221,7 @@ type kbRepo struct {
 	dense      *search.Dense // nil: dense retrieval is off, for cfg.Off
 	staleAfter time.Duration // kb.staleAfter
 	noPriors   bool          // kb.priors false
+	noExpand   bool          // kb.expand false
 	// worktree searches HEAD with the working tree's uncommitted files on
 	// top (--worktree). Only CLI commands set it; the MCP server never
 	// reads a working tree.
@@ -240,6 +246,9 @@ func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
 		}
 	}
 	if k.noPriors, err = configOff(ctx, repo, "kb.priors"); err != nil {
+		return nil, err
+	}
+	if k.noExpand, err = configOff(ctx, repo, "kb.expand"); err != nil {
 		return nil, err
 	}
 	return k, nil
@@ -297,7 +306,6 @@ func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev stri
 			notifier(e, quiet)("--worktree: no uncommitted changes; searching HEAD as committed")
 		}
 	}
-	req.NoPriors = k.noPriors
 	return v.search(ctx, req)
 }
 
@@ -347,6 +355,8 @@ type openView struct {
 	stale    *search.Stale // set when another commit's view stands in
 	// staleAfter is kb.staleAfter, for doc health.
 	staleAfter time.Duration
+	// noPriors, noExpand: kb.priors false, kb.expand false.
+	noPriors, noExpand bool
 }
 
 func (v *openView) search(ctx context.Context, req search.Request) (*search.Response, error) {
@@ -354,6 +364,8 @@ func (v *openView) search(ctx context.Context, req search.Request) (*search.Resp
 	if req.StaleAfter == 0 {
 		req.StaleAfter = v.staleAfter
 	}
+	req.NoPriors = req.NoPriors || v.noPriors
+	req.NoExpand = req.NoExpand || v.noExpand
 	resp, err := v.searcher.Search(ctx, req)
 	if resp != nil {
 		resp.Stale = v.stale
@@ -386,7 +398,7 @@ func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex boo
 			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.dense, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
 		}
 		if err == nil {
-			return &openView{db: db, searcher: newSearcher(db), commit: commit, view: view, staleAfter: k.staleAfter}, nil
+			return &openView{db: db, searcher: newSearcher(db), commit: commit, view: view, staleAfter: k.staleAfter, noPriors: k.noPriors, noExpand: k.noExpand}, nil
 		}
 		// The commit is being indexed right now: answer from the last
 		// complete view instead of waiting, and say so.
@@ -394,7 +406,7 @@ func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex boo
 			if db, err := store.Open(ctx, index.DBDir(repo), ro); err == nil {
 				if ref, v := latestView(db); v != nil {
 					note("%s (%s) is being indexed; answering from %s, the last indexed commit", rev, commit.String()[:12], hex.EncodeToString(ref.Commit[:6]))
-					return &openView{db: db, searcher: newSearcher(db), commit: ref.Commit, view: v, staleAfter: k.staleAfter,
+					return &openView{db: db, searcher: newSearcher(db), commit: ref.Commit, view: v, staleAfter: k.staleAfter, noPriors: k.noPriors, noExpand: k.noExpand,
 						stale: &search.Stale{Requested: commit.String(), Reason: "being indexed by another git kb process; this is the last indexed commit"}}, nil
 				}
 				db.Close()

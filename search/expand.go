@@ -1,0 +1,99 @@
+package search
+
+import (
+	"math"
+
+	"github.com/git-kb/git-kb/expand"
+	"github.com/git-kb/git-kb/segment"
+)
+
+// Expansion weights: an added word counts for at most this share of one
+// the user wrote, split over the words one of theirs gains (1/sqrt(n):
+// a word with four translations is not four times the evidence). The
+// glossary's words are an engineer's; CC-CEDICT's are a general
+// dictionary's, so they count less.
+var expandWeight = map[string]float64{
+	expand.SourceGlossary: 0.5,
+	expand.SourceCEDICT:   0.25,
+}
+
+// maxExpandedDF: an added word found in more than this share of the
+// view's chunks only adds to chunks a rarer word found (see score).
+// Below minCommonDF chunks a word is cheap to score wherever it is.
+var (
+	maxExpandedDF = 0.01
+	minCommonDF   = 500
+)
+
+// maxExpandedWords is how many of a word's translations are used, the
+// first (most specific) ones.
+var maxExpandedWords = 3
+
+// expandQuery adds to q the cross-lingual words of the query's text, each
+// lighter than the user's own words and never replacing one of them.
+func expandQuery(req Request, q *query) {
+	text := req.Query
+	if req.Parsed != nil {
+		text = req.Parsed.Text
+	}
+	exps := expand.Expand(text)
+	if len(exps) == 0 {
+		return
+	}
+	own := map[string]bool{}
+	for _, t := range q.terms {
+		own[t.term] = true
+	}
+	at := map[string]int{}
+	an := segment.Tiny()
+	for i := range exps {
+		e := &exps[i]
+		e.To = e.To[:min(len(e.To), maxExpandedWords)]
+		w := expandWeight[e.Source] / math.Sqrt(float64(len(e.To)))
+		for _, to := range e.To {
+			for _, t := range an.Terms(to) {
+				if own[t] {
+					continue
+				}
+				if i, ok := at[t]; ok {
+					q.terms[i].weight = max(q.terms[i].weight, w)
+					continue
+				}
+				at[t] = len(q.terms)
+				q.terms = append(q.terms, queryTerm{term: t, weight: w, from: e.From})
+			}
+		}
+	}
+	q.expansions = exps
+}
+
+// expansionsUsed are q's expansions, each with only the words that were
+// found in the view: what --json and -v show.
+func (c *lexicalCandidates) expansionsUsed(q *query) []expand.Expansion {
+	if len(q.expansions) == 0 {
+		return nil
+	}
+	found := map[string]bool{}
+	for _, tp := range c.lists {
+		if tp.term.from != "" {
+			found[tp.term.from+"\x00"+tp.term.term] = true
+		}
+	}
+	an := segment.Tiny()
+	var out []expand.Expansion
+	for _, e := range q.expansions {
+		var to []string
+		for _, w := range e.To {
+			for _, t := range an.Terms(w) {
+				if found[e.From+"\x00"+t] {
+					to = append(to, w)
+					break
+				}
+			}
+		}
+		if len(to) > 0 {
+			out = append(out, expand.Expansion{From: e.From, To: to, Source: e.Source})
+		}
+	}
+	return out
+}
