@@ -39,6 +39,9 @@ type ReportView struct {
 	Terms   uint64         `json:"terms"`
 	Skipped map[string]int `json:"skipped,omitempty"`
 	IsHead  bool           `json:"head,omitempty"`
+	// Origin says where the view's data came from (git kb pull); absent
+	// when it was indexed on this machine.
+	Origin *store.Origin `json:"origin,omitempty"`
 }
 
 // ReportDense is the state of dense retrieval.
@@ -85,6 +88,9 @@ func Status(ctx context.Context, repo *gitx.Repo, emb llm.Embedder, denseOff str
 		rv := ReportView{Commit: hex.EncodeToString(r.Commit[:]), Tree: hex.EncodeToString(r.Tree[:]), Indexed: r.Indexed,
 			Files: v.Stats.Indexed, Chunks: v.Chunks, Terms: v.FieldLen[store.FieldBody], Skipped: v.Stats.Skipped}
 		rv.IsHead = rv.Commit == rep.Head
+		if o, err := db.Origin(PipelineVersion, r.Tree); err == nil {
+			rv.Origin = o
+		}
 		rep.HeadIndex = rep.HeadIndex || rv.IsHead
 		// Times are stored in seconds; on a tie, HEAD's view is the newer.
 		if r.Indexed.After(last) || r.Indexed.Equal(last) && rv.IsHead {

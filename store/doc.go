@@ -14,6 +14,8 @@
 //	l<pv><seg>          body length (terms) of each chunk of seg
 //	v<pv><tree>         View: the indexed files of a tree and BM25 totals
 //	r/<commit>          Ref: commit -> tree, and when it was indexed
+//	o<pv><tree>         Origin (JSON): the remote ref a view's data was
+//	                    pulled from (git kb pull); absent when indexed here
 //
 // Vectors (mk is a ModelKey: embedder identity + input version, 8 bytes):
 //

@@ -95,7 +95,7 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 					drop = true
 					droppedSegs[seg] = true
 				}
-			case len(k) >= 2 && k[1] != '/' && (k[0] == 'v' || k[0] == 'b' || k[0] == 'c' || k[0] == 'p' || k[0] == 'l'):
+			case len(k) >= 2 && k[1] != '/' && (k[0] == 'v' || k[0] == 'o' || k[0] == 'b' || k[0] == 'c' || k[0] == 'p' || k[0] == 'l'):
 				if k[1] != pv {
 					drop = true // another pipeline's data: never read again
 					break
@@ -108,6 +108,10 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 						drop = true
 						st.ViewsDropped++
 					}
+				case 'o': // where a view came from: goes with the view
+					var tree SHA
+					copy(tree[:], k[2:])
+					drop = !liveTrees[tree]
 				case 'b', 'c':
 					var blob SHA
 					copy(blob[:], k[2:])

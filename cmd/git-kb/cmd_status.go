@@ -57,8 +57,16 @@ func statusCommand(e env) *cli.Command {
 					mark = "*"
 				}
 				fmt.Fprintf(e.Stdout, " %s %s  tree %s  %s  %d files, %d chunks, %d terms\n", mark, v.Commit[:12], v.Tree[:12], v.Indexed.Local().Format("2006-01-02 15:04:05"), v.Files, v.Chunks, v.Terms)
+				if o := v.Origin; o != nil {
+					fmt.Fprintf(e.Stdout, "     from %s %s (commit %s, view of %s): %d files' data pulled, %d indexed here, %d vectors pulled\n",
+						o.Remote, o.Ref, short12(o.KBCommit), short12(o.Commit), o.Imported, o.Local, o.Vectors)
+				} else {
+					fmt.Fprintf(e.Stdout, "     indexed here\n")
+				}
 			}
 			return nil
 		},
 	}
 }
+
+func short12(s string) string { return s[:min(12, len(s))] }

@@ -124,6 +124,9 @@ Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on firs
 			doctorCommand(e),
 			mcpCommand(e),
 			versionCommand(e),
+			pushCommand(e),
+			pullCommand(e),
+			shareCommand(e),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() maps errors to exit codes
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {

@@ -1,0 +1,384 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/share"
+)
+
+// shareSetup makes a bare remote holding a repository of docs and two
+// clones of it: a (which indexes and pushes) and b (which pulls).
+func shareSetup(t *testing.T, files map[string]string) (remote, a, b string) {
+	t.Helper()
+	src := gittest.New(t, files)
+	remote = filepath.Join(t.TempDir(), "remote.git")
+	gittest.Git(t, src, "clone", "-q", "--bare", src, remote)
+	a, b = filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	gittest.Git(t, src, "clone", "-q", remote, a)
+	gittest.Git(t, src, "clone", "-q", remote, b)
+	return remote, a, b
+}
+
+type pullJSON struct {
+	share.PullResult
+	Index *index.Stats `json:"index"`
+}
+
+var shareQueries = []string{"回滚", "数据库连接池", "retry count", "发布失败 错误率", "maxOpenConns"}
+
+// sameResults checks that two search responses rank the same chunks with
+// scores equal within float rounding.
+func sameResults(t *testing.T, q string, x, y search.Response) {
+	t.Helper()
+	if len(x.Results) != len(y.Results) {
+		t.Fatalf("%q: %d results vs %d", q, len(x.Results), len(y.Results))
+	}
+	for i := range x.Results {
+		rx, ry := x.Results[i], y.Results[i]
+		if rx.Citation != ry.Citation || rx.Snippet != ry.Snippet || math.Abs(rx.Score-ry.Score) > 1e-6*math.Max(1, math.Abs(rx.Score)) {
+			t.Fatalf("%q rank %d: %s %.6f vs %s %.6f", q, i+1, rx.Citation, rx.Score, ry.Citation, ry.Score)
+		}
+	}
+}
+
+func TestPushPullTwoClones(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range docs {
+		files[k] = v
+	}
+	files["config/.env"] = "DB_PASSWORD=hunter2hunter2\n"
+	files[".kbignore"] = "drafts/\n"
+	files["drafts/secret-plan.md"] = "# 草稿\n\n还没写完的回滚方案。\n"
+	files["deploy/notes.md"] = "# 部署备忘\n\n回滚时用这个令牌：ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n"
+	remote, a, b := shareSetup(t, files)
+
+	// Nothing to push before indexing: a clear error.
+	if _, errs, code := kb(t, a, "push"); code != 1 || !strings.Contains(errs, "git kb index") {
+		t.Fatalf("push before index: exit %d %s", code, errs)
+	}
+	indexJSON(t, a, "--embed", "off")
+	var pr share.PushResult
+	kbJSON(t, a, &pr, "push", "--json", "origin")
+	if len(pr.Views) != 1 || pr.Views[0].Ref != "refs/kb/1/heads/main" || pr.Views[0].Exported == 0 || pr.Views[0].Reused != 0 {
+		t.Fatalf("first push: %+v", pr)
+	}
+	if pr.Views[0].Withheld != 1 {
+		t.Errorf("the file with a redacted token must be withheld: %+v", pr.Views[0])
+	}
+	// The remote has the ref; nothing of the skipped or withheld files.
+	tree := gittest.Git(t, remote, "ls-tree", "-r", "--name-only", "refs/kb/1/heads/main")
+	for _, p := range []string{"config/.env", "drafts/secret-plan.md", "deploy/notes.md"} {
+		blob := gittest.Git(t, a, "rev-parse", "HEAD:"+p)
+		if strings.Contains(tree, blob[:2]+"/"+blob[2:]) {
+			t.Errorf("%s was pushed", p)
+		}
+	}
+
+	// b pulls: searchable at once, and identical to a's own index.
+	var pl pullJSON
+	kbJSON(t, b, &pl, "pull", "--json")
+	if !pl.Exact || pl.Imported != pr.Views[0].Blobs || pl.Index == nil || pl.Index.BlobsNew != 1 {
+		t.Fatalf("pull: %+v index %+v", pl.PullResult, pl.Index)
+	}
+	for _, q := range shareQueries {
+		sameResults(t, q, searchJSON(t, a, q), searchJSON(t, b, q))
+	}
+	var rep index.Report
+	kbJSON(t, b, &rep, "status", "--json")
+	if len(rep.Views) != 1 || rep.Views[0].Origin == nil || rep.Views[0].Origin.Ref != "refs/kb/1/heads/main" || rep.Views[0].Origin.Local != 1 {
+		t.Fatalf("status after pull: %+v", rep.Views)
+	}
+	var repA index.Report
+	kbJSON(t, a, &repA, "status", "--json")
+	if repA.Views[0].Origin != nil {
+		t.Errorf("a's view was indexed there: %+v", repA.Views[0].Origin)
+	}
+	out, _, _ := kb(t, b, "status")
+	if !strings.Contains(out, "from origin refs/kb/1/heads/main") {
+		t.Errorf("status text: %s", out)
+	}
+
+	// A one-file commit: the push sends one record, the pull imports one.
+	gittest.Commit(t, a, "edit", map[string]string{"docs/adr/0001-connection-pool.md": docs["docs/adr/0001-connection-pool.md"] + "\n连接池满了也可以先重启应用。\n"})
+	gittest.Git(t, a, "push", "-q", "origin", "main")
+	indexJSON(t, a, "--embed", "off")
+	kbJSON(t, a, &pr, "push", "--json")
+	v := pr.Views[0]
+	if v.Exported != 1 || v.Reused != v.Blobs-1 || v.Parent == "" {
+		t.Fatalf("incremental push: %+v", v)
+	}
+	gittest.Git(t, b, "pull", "-q", "--ff-only")
+	kbJSON(t, b, &pl, "pull", "--json")
+	if pl.Imported != 1 || pl.Present != v.Blobs-1 || pl.Index.BlobsNew != 0 {
+		t.Fatalf("incremental pull: %+v %+v", pl.PullResult, pl.Index)
+	}
+	for _, q := range append(shareQueries, "重启应用") {
+		sameResults(t, q, searchJSON(t, a, q), searchJSON(t, b, q))
+	}
+}
+
+// tamper replaces the remote's shared ref with a copy, made in the clone
+// dir that pushed it, whose files change rewrites (nil drops a file).
+func tamper(t *testing.T, dir, remote string, change func(path string, data []byte) []byte) {
+	t.Helper()
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	head, err := repo.RevParse(ctx, "refs/kb/1/heads/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := repo.ListTree(ctx, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs []gitx.File
+	for _, e := range es {
+		data, err := repo.ReadBlob(e.Blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nd := change(e.Path, data); nd != nil {
+			fs = append(fs, gitx.File{Path: e.Path, Data: nd})
+		}
+	}
+	if _, err := repo.WriteCommit(ctx, "refs/kb/tampered", head, "tampered", fs); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, dir, "push", "-q", "-f", remote, "refs/kb/tampered:refs/kb/1/heads/main")
+}
+
+func TestPullRefusesDamagedRefs(t *testing.T) {
+	remote, a, b := shareSetup(t, docs)
+	indexJSON(t, a, "--embed", "off")
+	if _, errs, code := kb(t, a, "push", "-q"); code != 0 {
+		t.Fatal(errs)
+	}
+	orig := gittest.Git(t, remote, "rev-parse", "refs/kb/1/heads/main")
+	cases := []struct {
+		name, want string
+		change     func(p string, d []byte) []byte
+	}{
+		{"truncated record", "corrupt record", func(p string, d []byte) []byte {
+			if strings.HasPrefix(p, "blobs/") {
+				return d[:len(d)/2]
+			}
+			return d
+		}},
+		{"record dropped", "truncated?", func(p string, d []byte) []byte {
+			if strings.HasPrefix(p, "blobs/") && strings.Contains(p, "/") && p[len(p)-1] < '8' {
+				return nil
+			}
+			return d
+		}},
+		{"line range beyond the file", "lines", func(p string, d []byte) []byte {
+			if !strings.HasPrefix(p, "blobs/") {
+				return d
+			}
+			r, err := share.DecodeRecord(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Meta.Chunks[len(r.Meta.Chunks)-1].End += 1000
+			nd, _ := r.Encode()
+			return nd
+		}},
+		{"size differs", "bytes, git says", func(p string, d []byte) []byte {
+			if !strings.HasPrefix(p, "blobs/") {
+				return d
+			}
+			r, _ := share.DecodeRecord(d)
+			r.Size++
+			nd, _ := r.Encode()
+			return nd
+		}},
+		{"pipeline version", "pipeline", func(p string, d []byte) []byte {
+			if p == "kb.json" {
+				return []byte(strings.Replace(string(d), `"pipeline": `, `"pipeline": 9`, 1))
+			}
+			return d
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			gittest.Git(t, remote, "update-ref", "refs/kb/1/heads/main", orig)
+			tamper(t, a, remote, c.change)
+			_, errs, code := kb(t, b, "pull", "-q")
+			if code != 1 || !strings.Contains(errs, "refused") || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+				t.Fatalf("exit %d, stderr %q (want one line with %q)", code, errs, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(b, ".git", "kb", "db")); err == nil {
+				var rep index.Report
+				kbJSON(t, b, &rep, "status", "--json")
+				if len(rep.Views) != 0 {
+					t.Fatalf("a refused pull left a view: %+v", rep.Views)
+				}
+			}
+		})
+	}
+	// The intact ref still pulls; --verify re-analyses every file.
+	gittest.Git(t, remote, "update-ref", "refs/kb/1/heads/main", orig)
+	var pl pullJSON
+	kbJSON(t, b, &pl, "pull", "--json", "--verify")
+	if pl.Verified != pl.Imported || pl.Imported == 0 {
+		t.Fatalf("verified pull: %+v", pl.PullResult)
+	}
+	// A record whose postings were altered consistently passes the
+	// structural checks but not --verify.
+	tamper(t, a, remote, func(p string, d []byte) []byte {
+		if !strings.HasPrefix(p, "blobs/") {
+			return d
+		}
+		r, _ := share.DecodeRecord(d)
+		r.Chunks[0][0].TF[0]++
+		r.Header.FieldLen[0]++
+		r.Lens[0]++
+		nd, _ := r.Encode()
+		return nd
+	})
+	b2 := filepath.Join(t.TempDir(), "b2")
+	gittest.Git(t, a, "clone", "-q", remote, b2)
+	if _, errs, code := kb(t, b2, "pull", "-q", "--verify"); code != 1 || !strings.Contains(errs, "re-analysis") && !strings.Contains(errs, "differ") {
+		t.Fatalf("--verify on altered postings: exit %d %s", code, errs)
+	}
+}
+
+func TestPullVectorsWithoutEmbedding(t *testing.T) {
+	srvA, srvB := &embeddingsServer{}, &embeddingsServer{}
+	hsA, hsB := httptest.NewServer(srvA), httptest.NewServer(srvB)
+	defer hsA.Close()
+	defer hsB.Close()
+	_, a, b := shareSetup(t, docs)
+	for dir, url := range map[string]string{a: hsA.URL, b: hsB.URL} {
+		gittest.Git(t, dir, "config", "kb.embed.baseURL", url+"/v1")
+		gittest.Git(t, dir, "config", "kb.embed.model", "fake-embed")
+	}
+	st := indexJSON(t, a)
+	if st.Embed == nil || st.Embed.Embedded == 0 {
+		t.Fatalf("a embedded nothing: %+v", st.Embed)
+	}
+	var pr share.PushResult
+	kbJSON(t, a, &pr, "push", "--json")
+	if pr.Views[0].Vectors != pr.Views[0].Blobs {
+		t.Fatalf("vectors pushed for %d of %d files", pr.Views[0].Vectors, pr.Views[0].Blobs)
+	}
+
+	// b's model differs: refused, nothing imported.
+	gittest.Git(t, b, "config", "kb.embed.model", "other-embed")
+	if _, errs, code := kb(t, b, "pull", "-q"); code != 1 || !strings.Contains(errs, "openai/fake-embed/native") || !strings.Contains(errs, "--no-vectors") {
+		t.Fatalf("model mismatch: exit %d %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(b, ".git", "kb", "db")); err == nil {
+		t.Fatal("a refused pull created an index")
+	}
+	gittest.Git(t, b, "config", "kb.embed.model", "fake-embed")
+
+	var pl pullJSON
+	kbJSON(t, b, &pl, "pull", "--json")
+	if pl.Vectors == 0 || pl.Index.Embed == nil || pl.Index.Embed.Embedded != 0 {
+		t.Fatalf("pull with vectors: %+v embed %+v", pl.PullResult, pl.Index.Embed)
+	}
+	// The one withheld-free file b indexed itself is all it embedded:
+	// nothing here, since every file was shared.
+	if n := srvB.inputs.Load(); n != 0 {
+		t.Fatalf("b's embedder got %d texts after the pull, want 0", n)
+	}
+	for _, q := range shareQueries {
+		x, y := searchJSON(t, a, q), searchJSON(t, b, q)
+		if y.Mode != search.ModeHybrid {
+			t.Fatalf("%q: mode %s degraded %q", q, y.Mode, y.Degraded)
+		}
+		sameResults(t, q, x, y)
+	}
+}
+
+func TestShareSetupKeepsOtherConfig(t *testing.T) {
+	_, a, _ := shareSetup(t, docs)
+	gittest.Git(t, a, "config", "--add", "remote.origin.fetch", "+refs/notes/*:refs/notes/*")
+	before := gittest.Git(t, a, "config", "--get-all", "remote.origin.fetch")
+	for i := 0; i < 2; i++ { // twice: the second changes nothing
+		if out, errs, code := kb(t, a, "share", "setup", "origin"); code != 0 {
+			t.Fatalf("setup: %s %s", out, errs)
+		}
+	}
+	after := gittest.Git(t, a, "config", "--get-all", "remote.origin.fetch")
+	if after != before+"\n+refs/kb/1/*:refs/kb/remotes/origin/1/*" {
+		t.Fatalf("fetch refspecs after setup:\n%s", after)
+	}
+	if r := gittest.Git(t, a, "config", "kb.share.remote"); r != "origin" {
+		t.Fatalf("kb.share.remote = %q", r)
+	}
+	if _, errs, code := kb(t, a, "share", "setup", "nosuch"); code != 1 || !strings.Contains(errs, "no remote named") {
+		t.Fatalf("unknown remote: %d %s", code, errs)
+	}
+	if _, errs, code := kb(t, a, "share", "remove", "origin"); code != 0 {
+		t.Fatal(errs)
+	}
+	if got := gittest.Git(t, a, "config", "--get-all", "remote.origin.fetch"); got != before {
+		t.Fatalf("after remove:\n%s\nwant\n%s", got, before)
+	}
+	if out := gitConfig(t, a, "kb.share.remote"); out != "" {
+		t.Fatalf("kb.share.remote still set: %q", out)
+	}
+}
+
+// gitConfig reads a config value ("" when unset).
+func gitConfig(t *testing.T, dir, key string) string {
+	t.Helper()
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := repo.Config(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestConcurrentPullAndSearch(t *testing.T) {
+	_, a, b := shareSetup(t, docs)
+	indexJSON(t, a, "--embed", "off")
+	if _, errs, code := kb(t, a, "push", "-q"); code != 0 {
+		t.Fatal(errs)
+	}
+	var wg sync.WaitGroup
+	errsCh := make(chan string, 20)
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 4; j++ {
+				if _, errs, code := kb(t, b, "search", "--json", "-q", "回滚"); code != 0 {
+					errsCh <- errs
+				}
+			}
+		}()
+	}
+	_, perrs, pcode := kb(t, b, "pull", "-q")
+	wg.Wait()
+	close(errsCh)
+	for e := range errsCh {
+		t.Errorf("search during pull failed: %s", e)
+	}
+	if pcode != 0 {
+		t.Fatalf("pull during searches: %s", perrs)
+	}
+	sameResults(t, "回滚", searchJSON(t, a, "回滚"), searchJSON(t, b, "回滚"))
+	var out json.RawMessage
+	kbJSON(t, b, &out, "status", "--json")
+}

@@ -1,0 +1,460 @@
+package share
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/store"
+)
+
+// PushOptions control Push.
+type PushOptions struct {
+	Remote string
+	Revs   []string // default HEAD
+	// Embedder is the configured embedder (nil: lexical data only). Its
+	// vectors are pushed for every blob whose chunks all have one.
+	Embedder llm.Embedder
+	// DryRun builds the local refs but does not push.
+	DryRun  bool
+	Wait    time.Duration
+	Version string
+}
+
+// PushedView is one view written and pushed.
+type PushedView struct {
+	Rev      string `json:"rev"`
+	Commit   string `json:"commit"`
+	Ref      string `json:"ref"`
+	KBCommit string `json:"kb_commit"`
+	Blobs    int    `json:"blobs"`
+	Reused   int    `json:"records_reused"`   // taken from the ref's previous commit
+	Exported int    `json:"records_exported"` // read from the local index
+	Vectors  int    `json:"vector_records"`
+	Withheld int    `json:"withheld_secrets"`
+	Filtered int    `json:"filtered"`
+	Parent   string `json:"parent,omitempty"`
+}
+
+// PushResult is what Push did.
+type PushResult struct {
+	Remote  string       `json:"remote"`
+	Views   []PushedView `json:"views"`
+	Objects int          `json:"objects_sent"`
+	Bytes   int64        `json:"bytes_sent"`
+	Skipped []string     `json:"skipped,omitempty"` // revisions not indexed
+	Seconds float64      `json:"seconds"`
+}
+
+// ErrNotIndexed means a revision to push has no view.
+var ErrNotIndexed = errors.New("not indexed")
+
+// Push writes the views of revs as refs/kb/1/<name> and pushes them.
+// With several revisions (--all-branches), those not indexed are skipped
+// and listed; with one, that is an error.
+func Push(ctx context.Context, repo *gitx.Repo, o PushOptions) (*PushResult, error) {
+	began := time.Now()
+	res := &PushResult{Remote: o.Remote}
+	if len(o.Revs) == 0 {
+		o.Revs = []string{"HEAD"}
+	}
+	pol, err := index.SecretsPolicy(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, index.DBDir(repo), store.Options{ReadOnly: true, Wait: o.Wait})
+	if errors.Is(err, store.ErrNoIndex) {
+		return nil, fmt.Errorf("%w: nothing to push yet; run git kb index first", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var refspecs []string
+	for _, rev := range o.Revs {
+		pv, err := writeView(ctx, repo, db, o, pol.Fingerprint(), rev)
+		if errors.Is(err, ErrNotIndexed) && len(o.Revs) > 1 {
+			res.Skipped = append(res.Skipped, rev)
+			continue
+		}
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		res.Views = append(res.Views, *pv)
+		refspecs = append(refspecs, "+"+pv.Ref+":"+pv.Ref)
+	}
+	db.Close()
+	if len(refspecs) == 0 || o.DryRun {
+		res.Seconds = time.Since(began).Seconds()
+		return res, nil
+	}
+	t, err := repo.Push(ctx, o.Remote, refspecs...)
+	if err != nil {
+		return nil, err
+	}
+	res.Objects, res.Bytes = t.Objects, t.Bytes
+	// What the remote now has, as a fetch would have recorded it.
+	for _, v := range res.Views {
+		track := TrackingPrefix(o.Remote) + strings.TrimPrefix(v.Ref, RefPrefix)
+		if err := repo.UpdateRef(ctx, track, gitx.ParseHash(v.KBCommit)); err != nil {
+			return nil, err
+		}
+	}
+	res.Seconds = time.Since(began).Seconds()
+	return res, nil
+}
+
+// refName is the shared name of a revision: heads/<branch> for a branch
+// (HEAD on a branch included), tags/<tag>, else commits/<sha>.
+func refName(ctx context.Context, repo *gitx.Repo, rev string, commit gitx.Hash) string {
+	if rev == "HEAD" || rev == "" {
+		if b := repo.CurrentBranch(ctx); b != "" {
+			return "heads/" + b
+		}
+		return "commits/" + commit.String()
+	}
+	for _, kind := range []string{"heads", "tags"} {
+		if h, err := repo.RevParse(ctx, "refs/"+kind+"/"+rev+"^{commit}"); err == nil && h == commit {
+			return kind + "/" + rev
+		}
+	}
+	return "commits/" + commit.String()
+}
+
+// writeView builds the shared view of rev on its local ref.
+func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions, secretsFP, rev string) (*PushedView, error) {
+	commit, tree, err := repo.Resolve(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	pv := &PushedView{Rev: rev, Commit: commit.String()}
+	name := refName(ctx, repo, rev, commit)
+	pv.Ref = RefPrefix + name
+	v, err := db.View(index.PipelineVersion, store.SHA(tree))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%s (%s) is %w: run git kb index --rev %s first", rev, commit.String()[:12], ErrNotIndexed, rev)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	// The view must be the commit's: every entry a file of its tree, and
+	// what the filters skip now stays home.
+	entries, err := repo.ListTree(ctx, tree)
+	if err != nil {
+		return nil, err
+	}
+	inTree := make(map[string]gitx.Entry, len(entries))
+	for _, e := range entries {
+		inTree[e.Path] = e
+	}
+	skip, err := index.Filter(ctx, repo, commit)
+	if err != nil {
+		return nil, err
+	}
+	keepPath := map[string]bool{}
+	for _, e := range v.Entries {
+		te, ok := inTree[e.Path]
+		if !ok || store.SHA(te.Blob) != e.Blob {
+			return nil, fmt.Errorf("the index holds data of %s that commit %s does not have; refusing to push it (run git kb doctor)", e.Path, commit.String()[:12])
+		}
+		if skip(te.Path, te.Mode, te.Size) != "" {
+			pv.Filtered++
+			continue
+		}
+		keepPath[e.Path] = true
+	}
+	segs, err := db.Segments()
+	if err != nil {
+		return nil, err
+	}
+	chunked := v.ChunkEntries(func(p string) bool { return keepPath[p] })
+	var blobs []store.SHA
+	for _, e := range chunked {
+		blobs = append(blobs, e.Blob)
+	}
+	headers, err := db.BlobHeaders(index.PipelineVersion, blobs, segs)
+	if err != nil {
+		return nil, err
+	}
+	metas := map[store.SHA]*store.BlobMeta{}
+	var share []store.SHA
+	for _, b := range blobs {
+		if _, ok := headers[b]; !ok {
+			return nil, fmt.Errorf("blob %x of the view has no record in the index (run git kb doctor)", b[:6])
+		}
+		m, err := db.BlobMeta(index.PipelineVersion, b)
+		if err != nil {
+			return nil, err
+		}
+		if len(m.Secrets) > 0 {
+			pv.Withheld++ // nothing derived from a secret leaves the machine
+			continue
+		}
+		metas[b] = m
+		share = append(share, b)
+	}
+	sort.Slice(share, func(i, j int) bool { return string(share[i][:]) < string(share[j][:]) })
+	pv.Blobs = len(share)
+
+	// Vectors of the configured model, where every chunk of a blob has one.
+	var mk store.ModelKey
+	var model *Model
+	if o.Embedder != nil {
+		mk = index.ModelKey(o.Embedder)
+		if info, err := db.Model(mk); err == nil {
+			model = &Model{Key: modelHex(mk), ID: info.ID, Dim: info.Dim, Input: index.EmbedInputVersion}
+		}
+	}
+
+	// Records the ref's previous commit already holds are reused as they
+	// are: same blob, same pipeline, same bytes.
+	parent, prevRec, prevVec := previous(ctx, repo, o.Remote, name, secretsFP, model)
+	pv.Parent = parent.String()
+	if parent.IsZero() {
+		pv.Parent = ""
+	}
+	var files []gitx.File
+	var todo []store.SHA
+	for _, b := range share {
+		if h, ok := prevRec[b]; ok {
+			files = append(files, gitx.File{Path: recordPath(b), Blob: h})
+			pv.Reused++
+		} else {
+			todo = append(todo, b)
+		}
+	}
+	recs, err := exportRecords(db, todo, headers, metas, entrySizes(chunked, inTree))
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range todo {
+		data, err := recs[b].Encode()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, gitx.File{Path: recordPath(b), Data: data})
+		pv.Exported++
+	}
+	if model != nil {
+		var vtodo []store.SHA
+		for _, b := range share {
+			if h, ok := prevVec[b]; ok {
+				files = append(files, gitx.File{Path: vectorPath(model.Key, b), Blob: h})
+				model.Blobs++
+			} else {
+				vtodo = append(vtodo, b)
+			}
+		}
+		vecs, err := exportVectors(db, mk, model.Dim, vtodo, metas)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range vtodo {
+			if vs := vecs[b]; vs != nil {
+				files = append(files, gitx.File{Path: vectorPath(model.Key, b), Data: vs.Encode()})
+				model.Blobs++
+			}
+		}
+		pv.Vectors = model.Blobs
+	}
+	man := Manifest{Share: Version, Format: store.FormatVersion, Pipeline: index.PipelineVersion, Secrets: secretsFP,
+		Commit: commit.String(), Tree: tree.String(), Name: name, Blobs: len(share), Withheld: pv.Withheld, Filtered: pv.Filtered,
+		CreatedBy: "git-kb " + o.Version}
+	if model != nil && model.Blobs > 0 {
+		man.Models = []Model{*model}
+	}
+	mb, _ := json.MarshalIndent(man, "", "  ")
+	files = append(files, gitx.File{Path: "kb.json", Data: append(mb, '\n')})
+	msg := fmt.Sprintf("git kb index of %s (%s)\n\n%d blobs, %d with vectors; pipeline %d", commit.String()[:12], name, len(share), pv.Vectors, index.PipelineVersion)
+	kc, err := repo.WriteCommit(ctx, pv.Ref, parent, msg, files)
+	if err != nil {
+		return nil, err
+	}
+	pv.KBCommit = kc.String()
+	return pv, nil
+}
+
+func entrySizes(es []store.ViewEntry, inTree map[string]gitx.Entry) map[store.SHA]int64 {
+	m := make(map[store.SHA]int64, len(es))
+	for _, e := range es {
+		m[e.Blob] = inTree[e.Path].Size
+	}
+	return m
+}
+
+// previous finds the last shared commit of name, the remote's (as last
+// fetched or pushed) before our own, and the records and vectors of its
+// tree, if it was made compatibly.
+func previous(ctx context.Context, repo *gitx.Repo, remote, name, secretsFP string, model *Model) (gitx.Hash, map[store.SHA]gitx.Hash, map[store.SHA]gitx.Hash) {
+	recs, vecs := map[store.SHA]gitx.Hash{}, map[store.SHA]gitx.Hash{}
+	for _, ref := range []string{TrackingPrefix(remote) + name, RefPrefix + name} {
+		h, err := repo.RevParse(ctx, ref+"^{commit}")
+		if err != nil {
+			continue
+		}
+		m, err := readManifest(repo, h)
+		if err != nil || compatible(m, secretsFP) != "" {
+			return h, recs, vecs // parent only: history, nothing reused
+		}
+		entries, err := repo.ListTree(ctx, h)
+		if err != nil {
+			return h, recs, vecs
+		}
+		var mkey string
+		var pm *Model
+		if model != nil {
+			mkey = model.Key
+			pm = m.model(mkey)
+		}
+		for _, e := range entries {
+			kind, mod, blob, ok := parsePath(e.Path)
+			switch {
+			case !ok:
+			case kind == "blobs":
+				recs[blob] = e.Blob
+			case kind == "vectors" && mod == mkey && pm != nil && pm.Dim == model.Dim:
+				vecs[blob] = e.Blob
+			}
+		}
+		return h, recs, vecs
+	}
+	return gitx.Hash{}, recs, vecs
+}
+
+func readManifest(repo *gitx.Repo, kbCommit gitx.Hash) (*Manifest, error) {
+	_, b, err := repo.FileAt(kbCommit, "kb.json")
+	if err != nil {
+		return nil, fmt.Errorf("%w: kb.json missing", errCorrupt)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%w: kb.json: %v", errCorrupt, err)
+	}
+	return &m, nil
+}
+
+// exportRecords rebuilds per-blob records from the index: headers and
+// metadata as stored, lengths from their segments, and each chunk's terms
+// from the segments' postings (inverted back, one scan of the postings of
+// the segments involved).
+func exportRecords(db *store.DB, blobs []store.SHA, headers map[store.SHA]store.BlobHeader, metas map[store.SHA]*store.BlobMeta, sizes map[store.SHA]int64) (map[store.SHA]*Record, error) {
+	out := make(map[store.SHA]*Record, len(blobs))
+	if len(blobs) == 0 {
+		return out, nil
+	}
+	segs, err := db.Segments()
+	if err != nil {
+		return nil, err
+	}
+	type span struct {
+		first, n uint32
+		rec      *Record
+	}
+	bySeg := map[uint32][]span{}
+	for _, b := range blobs {
+		h := headers[b]
+		r := &Record{Size: sizes[b], Header: h, Meta: metas[b], Chunks: make([][]index.TermTF, h.N)}
+		r.Header.Seg, r.Header.First = 0, 0 // local placement, not shared
+		out[b] = r
+		bySeg[h.Seg] = append(bySeg[h.Seg], span{h.First, h.N, r})
+	}
+	want := map[uint32]bool{}
+	for id, sp := range bySeg {
+		want[id] = true
+		sort.Slice(sp, func(i, j int) bool { return sp[i].first < sp[j].first })
+		ls, err := db.Lengths(index.PipelineVersion, id)
+		if err != nil {
+			return nil, err
+		}
+		sg := segs[id]
+		for _, s := range sp {
+			lo := s.first - sg.First
+			if int(lo+s.n) > len(ls) {
+				return nil, fmt.Errorf("segment %d: lengths for %d chunks, need %d (run git kb doctor)", id, len(ls), lo+s.n)
+			}
+			s.rec.Lens = append([]uint32(nil), ls[lo:lo+s.n]...)
+		}
+	}
+	var ps []store.Posting
+	err = db.ScanPostings(index.PipelineVersion, want, func(term string, seg uint32, data []byte) error {
+		var err error
+		if ps, err = store.DecodePostings(ps[:0], data); err != nil {
+			return fmt.Errorf("postings of %q in segment %d: %w", term, seg, err)
+		}
+		sp := bySeg[seg]
+		for _, p := range ps {
+			i := sort.Search(len(sp), func(i int) bool { return sp[i].first+sp[i].n > p.Chunk })
+			if i == len(sp) || p.Chunk < sp[i].first {
+				continue // a chunk of a blob not being exported
+			}
+			c := p.Chunk - sp[i].first
+			sp[i].rec.Chunks[c] = append(sp[i].rec.Chunks[c], index.TermTF{Term: term, TF: p.TF})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		for _, c := range r.Chunks {
+			sort.Slice(c, func(i, j int) bool { return c[i].Term < c[j].Term })
+		}
+	}
+	return out, nil
+}
+
+// exportVectors reads the cached embeddings of the blobs' chunks; a blob
+// gets vectors only when every chunk has one of the model's dimension.
+func exportVectors(db *store.DB, mk store.ModelKey, dim int, blobs []store.SHA, metas map[store.SHA]*store.BlobMeta) (map[store.SHA]*Vectors, error) {
+	type at struct {
+		blob store.SHA
+		i    int
+	}
+	var keys []store.VecKey
+	var where []at
+	for _, b := range blobs {
+		m := metas[b]
+		for i := range m.Chunks {
+			keys = append(keys, index.ChunkVecKey(m, i))
+			where = append(where, at{b, i})
+		}
+	}
+	rows := map[store.SHA][][]byte{}
+	err := db.CachedVectors(mk, keys, func(k int, v []byte) error {
+		w := where[k]
+		if len(v) != dim+4 {
+			return nil
+		}
+		if rows[w.blob] == nil {
+			rows[w.blob] = make([][]byte, len(metas[w.blob].Chunks))
+		}
+		rows[w.blob][w.i] = append([]byte(nil), v...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := map[store.SHA]*Vectors{}
+	for b, rs := range rows {
+		complete := true
+		for _, r := range rs {
+			complete = complete && r != nil
+		}
+		if complete {
+			out[b] = &Vectors{Dim: dim, Rows: rs}
+		}
+	}
+	return out, nil
+}
+
+// shortSHA is the first 12 hex digits.
+func shortSHA(s store.SHA) string { return hex.EncodeToString(s[:6]) }
