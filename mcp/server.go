@@ -26,6 +26,7 @@ import (
 	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/review"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/secrets"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -55,6 +56,9 @@ type Repo struct {
 	Name    string // how tools refer to it (the repo argument)
 	Dir     string // its working tree or git dir, for list_collections
 	Backend Backend
+	// Secrets redacts get_document's text (kb.secrets.allow); nil
+	// redacts everything the rules find.
+	Secrets *secrets.Policy
 }
 
 // Limits on what one call returns, so an agent's context is not flooded.
@@ -324,6 +328,10 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 	if err != nil {
 		return nil, nil, err
 	}
+	if secrets.IsSecretFile(clean) {
+		// The indexer skips these by name; an agent gets none of them.
+		return nil, nil, fmt.Errorf("%s holds secrets by its kind (.env, keys, credentials): git kb does not index or serve such files", clean)
+	}
 	if rev == "" {
 		rev = "HEAD"
 	}
@@ -335,6 +343,8 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 	if binary {
 		return nil, nil, fmt.Errorf("%s is a binary file (%d bytes) at %s", clean, len(data), short(commit))
 	}
+	// Secrets inside the text become markers, as in the index; lines stay.
+	text = r.Secrets.RedactText(clean, text)
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	if start == 0 {
 		start = 1

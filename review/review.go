@@ -27,6 +27,7 @@ import (
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/secrets"
 )
 
 // Options say what to explain and how.
@@ -45,6 +46,10 @@ type Options struct {
 	Context int
 	// Parallel bounds the git blame processes at once (default 4).
 	Parallel int
+	// Secrets redacts the file text, hunk headers and commit subjects the
+	// report is built from (kb.secrets.allow); nil redacts everything the
+	// rules find. The report goes to agents and reviewers' tools.
+	Secrets *secrets.Policy
 }
 
 // Report is the explanation of a change.
@@ -202,8 +207,8 @@ func explainFile(ctx context.Context, o Options, df gitx.DiffFile, sec section) 
 	for _, h := range sec.Hunks {
 		f.Added += len(h.Added)
 		f.Removed += len(h.Removed)
-		changed = append(append(changed, h.Removed...), h.Added...)
-		f.Hunks = append(f.Hunks, Hunk{OldStart: h.OldStart, OldLines: h.OldLines, NewStart: h.NewStart, NewLines: h.NewLines, Header: h.Header})
+		changed = append(append(changed, o.Secrets.RedactLines(f.Path, h.Removed)...), o.Secrets.RedactLines(f.Path, h.Added)...)
+		f.Hunks = append(f.Hunks, Hunk{OldStart: h.OldStart, OldLines: h.OldLines, NewStart: h.NewStart, NewLines: h.NewLines, Header: o.Secrets.RedactText(f.Path, h.Header)})
 	}
 	f.terms = changeTerms(changed)
 	// Both sides' text, for symbols (and the old one's length, to clip
@@ -216,7 +221,7 @@ func explainFile(ctx context.Context, o Options, df gitx.DiffFile, sec section) 
 			return f, err
 		}
 		if text, _, bin := chunk.Decode(data); !bin {
-			oldDoc = chunk.Split(df.OldPath, text)
+			oldDoc = chunk.Split(df.OldPath, o.Secrets.RedactText(df.OldPath, text))
 			oldLines = strings.Count(text, "\n")
 			if text != "" && !strings.HasSuffix(text, "\n") {
 				oldLines++
@@ -233,7 +238,7 @@ func explainFile(ctx context.Context, o Options, df gitx.DiffFile, sec section) 
 			return f, err
 		}
 		if text, _, bin := chunk.Decode(data); !bin {
-			newDoc = chunk.Split(df.NewPath, text)
+			newDoc = chunk.Split(df.NewPath, o.Secrets.RedactText(df.NewPath, text))
 		}
 	}
 	seenSym := map[string]bool{}
@@ -330,7 +335,7 @@ func blameFile(ctx context.Context, o Options, oldPath string, oldLines int, hun
 			c := byCommit[sha]
 			if c == nil {
 				bc := commits[sha]
-				c = &Commit{SHA: sha, Short: short(sha), Author: bc.Author, Subject: bc.Summary}
+				c = &Commit{SHA: sha, Short: short(sha), Author: bc.Author, Subject: o.Secrets.RedactText("", bc.Summary)}
 				if !bc.Time.IsZero() {
 					c.Date = bc.Time.Format("2006-01-02")
 				}

@@ -101,7 +101,8 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	}
 	var q []float32
 	if err := lap("embed query", func() error {
-		q, err = s.queryVector(ctx, req.Query)
+		// A secret pasted into the query stays on this machine too.
+		q, err = s.queryVector(ctx, s.Secrets.RedactText("", req.Query))
 		return err
 	}); err != nil {
 		return res, err

@@ -270,7 +270,7 @@ func (s *Searcher) chunkText(e *store.ViewEntry, c uint32) (string, error) {
 	if idx >= len(m.Chunks) || s.ReadBlob == nil {
 		return "", nil
 	}
-	lines, err := s.blobLines(e.Blob)
+	lines, err := s.blobLines(e.Path, e.Blob)
 	if err != nil {
 		return "", err
 	}

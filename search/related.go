@@ -211,7 +211,7 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines, err := r.s.blobLines(e.Blob)
+	lines, err := r.s.blobLines(e.Path, e.Blob)
 	if err != nil {
 		return nil, err
 	}
@@ -630,7 +630,7 @@ func (r *relater) goMod(dir string) [2]string {
 		if e == nil {
 			continue
 		}
-		if lines, err := r.s.blobLines(e.Blob); err == nil {
+		if lines, err := r.s.blobLines(e.Path, e.Blob); err == nil {
 			for _, l := range lines {
 				if f := strings.Fields(l); len(f) >= 2 && f[0] == "module" {
 					m = [2]string{d, strings.Trim(f[1], `"`)}
@@ -724,7 +724,7 @@ func (r *relater) importers(e *store.ViewEntry, lang string) ([]importer, error)
 		if err != nil {
 			return nil, err
 		}
-		lines, err := r.s.blobLines(c.e.Blob)
+		lines, err := r.s.blobLines(c.e.Path, c.e.Blob)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/expand"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -197,6 +198,9 @@ type Searcher struct {
 	Pipeline byte
 	// ReadBlob returns a blob's bytes, for snippets.
 	ReadBlob func(store.SHA) ([]byte, error)
+	// Secrets redacts what ReadBlob returns (kb.secrets.allow); nil
+	// redacts everything the rules find.
+	Secrets *secrets.Policy
 	// Dense, if set, enables dense and hybrid retrieval.
 	Dense *Dense
 
@@ -209,8 +213,10 @@ type Searcher struct {
 	lines  map[store.SHA][]string
 }
 
-// blobLines returns a blob's decoded lines, read once per Searcher.
-func (s *Searcher) blobLines(blob store.SHA) ([]string, error) {
+// blobLines returns a blob's decoded lines, read once per Searcher, with
+// secrets redacted as the indexer redacted them (path is where the blob
+// is; it matters to kb.secrets.allow globs).
+func (s *Searcher) blobLines(path string, blob store.SHA) ([]string, error) {
 	s.metaMu.Lock()
 	ls, ok := s.lines[blob]
 	s.metaMu.Unlock()
@@ -222,7 +228,7 @@ func (s *Searcher) blobLines(blob store.SHA) ([]string, error) {
 		return nil, err
 	}
 	text, _, _ := chunk.Decode(data)
-	ls = strings.Split(text, "\n")
+	ls = strings.Split(s.Secrets.RedactText(path, text), "\n")
 	s.metaMu.Lock()
 	if s.lines == nil {
 		s.lines = map[store.SHA][]string{}
@@ -347,7 +353,7 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 	cm := m.Chunks[idx]
 	var lines []string
 	if s.ReadBlob != nil {
-		if lines, err = s.blobLines(e.Blob); err != nil {
+		if lines, err = s.blobLines(e.Path, e.Blob); err != nil {
 			return Result{}, err
 		}
 	}

@@ -139,7 +139,7 @@ Examples:
 					return err
 				}
 				res.Mode, res.Model = "generated", chat.Model()
-				msgs := ask.Prompt(question, res.Sources)
+				msgs := ask.Prompt(kb.secrets.RedactText("", question), res.Sources)
 				if stream {
 					f := &ask.StreamFilter{N: len(res.Sources), Out: func(s string) { fmt.Fprint(e.Stdout, s) }}
 					answer, err = chat.Stream(c.Context, msgs, f.Write)

@@ -106,6 +106,7 @@ func (k *kbRepo) explain(ctx context.Context, e env, change string, staged bool,
 		return nil, err
 	}
 	o.Context = contextLines
+	o.Secrets = k.secrets
 	// Docs and code come from the base's view; a root commit has no base,
 	// so its own view stands in.
 	searchRev := o.Base

@@ -135,6 +135,7 @@ func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev
 	var cands []pack.Candidate
 	rankOf := map[string]int{}
 	uncommitted := map[string]string{} // blob -> path of files read from the working tree
+	pathOf := map[string]string{}      // blob -> a path it is at, for kb.secrets.allow globs
 	for _, r := range resp.Results {
 		rank := r.Rank
 		if r.Related != nil {
@@ -143,6 +144,9 @@ func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev
 			rank = rankOf[r.Related.From]
 		} else if _, ok := rankOf[r.Path]; !ok {
 			rankOf[r.Path] = r.Rank
+		}
+		if _, ok := pathOf[r.Blob]; !ok {
+			pathOf[r.Blob] = r.Path
 		}
 		cand := pack.Candidate{Path: r.Path, Blob: r.Blob, Lang: r.Lang, Heading: r.Heading, Start: r.StartLine, End: r.EndLine, Rank: rank}
 		if strings.HasPrefix(r.Citation, worktreeRev+":") {
@@ -155,20 +159,24 @@ func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev
 		Query: req.Query, Commit: resp.Commit, Budget: budget, Ratios: ratios, Format: format, Counter: counter,
 		Lines: func(blob string) ([]string, error) {
 			if p, ok := uncommitted[blob]; ok {
-				return worktreeLines(k.repo, p)
+				lines, err := worktreeLines(k.repo, p)
+				return k.secrets.RedactLines(p, lines), err
 			}
-			return blobLines(k.repo, blob)
+			return k.blobLines(pathOf[blob], blob)
 		},
 	})
 }
 
-// blobLines reads a blob's text as lines (no trailing empty line).
-func blobLines(repo *gitx.Repo, blob string) ([]string, error) {
-	data, err := repo.ReadBlob(gitx.ParseHash(blob))
+// blobLines reads a blob's text as lines (no trailing empty line), with
+// secrets redacted: these lines go to packs, prompts and judges. path is
+// where the blob is, for kb.secrets.allow globs.
+func (k *kbRepo) blobLines(path, blob string) ([]string, error) {
+	data, err := k.repo.ReadBlob(gitx.ParseHash(blob))
 	if err != nil {
 		return nil, err
 	}
-	return textLines("blob "+blob[:12], data)
+	lines, err := textLines("blob "+blob[:12], data)
+	return k.secrets.RedactLines(path, lines), err
 }
 
 // textLines decodes a file's bytes (UTF-8, GB18030) into lines, without

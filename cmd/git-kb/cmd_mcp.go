@@ -127,7 +127,7 @@ func mcpRepos(ctx context.Context, e env, repo *gitx.Repo) ([]mcp.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	repos := []mcp.Repo{{Name: repoName(repo), Dir: repoDir(repo), Backend: first}}
+	repos := []mcp.Repo{{Name: repoName(repo), Dir: repoDir(repo), Backend: first, Secrets: first.kb.secrets}}
 	extra, err := repo.ConfigAll(ctx, "kb.mcp.repos")
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func mcpRepos(ctx context.Context, e env, repo *gitx.Repo) ([]mcp.Repo, error) {
 			name = fmt.Sprintf("%s-%d", repoName(r), i)
 		}
 		names[name] = true
-		repos = append(repos, mcp.Repo{Name: name, Dir: repoDir(r), Backend: b})
+		repos = append(repos, mcp.Repo{Name: name, Dir: repoDir(r), Backend: b, Secrets: b.kb.secrets})
 	}
 	return repos, nil
 }

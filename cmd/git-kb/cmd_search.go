@@ -14,6 +14,7 @@ import (
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/rerank"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 	"github.com/urfave/cli/v2"
@@ -226,6 +227,9 @@ type kbRepo struct {
 	// top (--worktree). Only CLI commands set it; the MCP server never
 	// reads a working tree.
 	worktree bool
+	// secrets redacts blob text read back for output that may leave the
+	// terminal (snippets, context packs, prompts, MCP); kb.secrets.allow.
+	secrets *secrets.Policy
 }
 
 func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
@@ -237,7 +241,11 @@ func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &kbRepo{repo: repo, cfg: cfg, dense: dense, staleAfter: 365 * 24 * time.Hour}
+	pol, err := index.SecretsPolicy(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	k := &kbRepo{repo: repo, cfg: cfg, dense: dense, staleAfter: 365 * 24 * time.Hour, secrets: pol}
 	if v, err := repo.Config(ctx, "kb.staleAfter"); err != nil {
 		return nil, err
 	} else if v != "" {
@@ -395,7 +403,7 @@ func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex boo
 			}
 		}
 		newSearcher := func(db *store.DB) *search.Searcher {
-			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.dense, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
+			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.dense, Secrets: k.secrets, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
 		}
 		if err == nil {
 			return &openView{db: db, searcher: newSearcher(db), commit: commit, view: view, staleAfter: k.staleAfter, noPriors: k.noPriors, noExpand: k.noExpand}, nil

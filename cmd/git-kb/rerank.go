@@ -117,12 +117,13 @@ func (k *kbRepo) applyRerank(ctx context.Context, e env, resp *search.Response, 
 	for i, r := range head {
 		lines, ok := blobs[r.Blob]
 		if !ok {
-			lines, _ = blobLines(k.repo, r.Blob)
+			lines, _ = k.blobLines(r.Path, r.Blob)
 			blobs[r.Blob] = lines
 		}
 		cands[i] = rerank.Candidate{Key: fmt.Sprintf("%s:%d-%d", r.Blob, r.StartLine, r.EndLine), View: compactView(r, lines)}
 	}
-	out, err := rerank.Apply(ctx, s, query, head, cands, rerank.Options{MinScore: minScore})
+	// The judge may be remote: a secret pasted into the query stays here.
+	out, err := rerank.Apply(ctx, s, k.secrets.RedactText("", query), head, cands, rerank.Options{MinScore: minScore})
 	for _, r := range tail {
 		r.PreRank, r.Rank = r.Rank, len(out)+1
 		out = append(out, r)
