@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
 	"github.com/urfave/cli/v2"
@@ -101,12 +103,29 @@ func doctorCommand(e env) *cli.Command {
 exists in git with the tree its view was built from; that each view's chunk
 count adds up and the segments and file records it uses are all there;
 vector coverage for the configured embedder; and how the last background
-run of the hooks ended. Exits 1 if something is broken.`,
-		Flags: []cli.Flag{jsonFlag},
+run of the hooks ended. Exits 1 if something is broken.
+
+With --secrets, lists instead where secrets were found and redacted in the
+indexed files of a commit (path, lines and rule id, never the value), and
+the files skipped whole as secrets files (.env, *.pem, id_rsa, ...):
+  git kb doctor --secrets
+  git kb doctor --secrets --rev v1.2 --json
+A false positive (a value that is not a secret and that you want to find)
+is allowed by rule id or by path glob, then re-indexed on the next run:
+  git config --add kb.secrets.allow jwt
+  git config --add kb.secrets.allow 'docs/examples/**'
+or the file is left out of the index with a .kbignore line.`,
+		Flags: []cli.Flag{jsonFlag,
+			&cli.BoolFlag{Name: "secrets", Usage: "list where secrets were redacted (path, line, rule; never the value)"},
+			&cli.StringFlag{Name: "rev", Value: "HEAD", Usage: "with --secrets: the commit to report on"},
+		},
 		Action: func(c *cli.Context) error {
 			repo, err := openRepo(e)
 			if err != nil {
 				return err
+			}
+			if c.Bool("secrets") {
+				return doctorSecrets(c.Context, e, repo, c.String("rev"), c.Bool("json"))
 			}
 			cfg, emb, err := configuredEmbedder(c.Context, e, repo)
 			if err != nil {
@@ -159,4 +178,57 @@ run of the hooks ended. Exits 1 if something is broken.`,
 			return nil
 		},
 	}
+}
+
+// doctorSecrets prints where the view of rev had secrets redacted.
+func doctorSecrets(ctx context.Context, e env, repo *gitx.Repo, rev string, asJSON bool) error {
+	k, err := openKB(ctx, e, repo)
+	if err != nil {
+		return err
+	}
+	_, tree, err := repo.Resolve(ctx, rev)
+	if err != nil {
+		return err
+	}
+	v, err := k.open(ctx, e, rev, asJSON, false)
+	if err != nil {
+		return err
+	}
+	defer v.close()
+	if v.stale != nil {
+		return fmt.Errorf("%s is being indexed now; run this again when it is done", rev)
+	}
+	entries, err := repo.ListTree(ctx, tree)
+	if err != nil {
+		return err
+	}
+	sites, err := index.SecretSites(v.db, v.view, entries)
+	if err != nil {
+		return err
+	}
+	commit := hex.EncodeToString(v.commit[:])
+	if asJSON {
+		if sites == nil {
+			sites = []index.SecretSite{}
+		}
+		return writeJSON(e.Stdout, map[string]any{"commit": commit, "redactions": sites})
+	}
+	files := map[string]bool{}
+	for _, s := range sites {
+		files[s.Path] = true
+		switch {
+		case s.Rule == index.SkippedSecretFile:
+			fmt.Fprintf(e.Stdout, "%s\tnot indexed or served: a secrets file by its name\n", s.Path)
+		case s.EndLine > s.Line:
+			fmt.Fprintf(e.Stdout, "%s:%d-%d\t%s\n", s.Path, s.Line, s.EndLine, s.Rule)
+		default:
+			fmt.Fprintf(e.Stdout, "%s:%d\t%s\n", s.Path, s.Line, s.Rule)
+		}
+	}
+	fmt.Fprintf(e.Stderr, "%d place(s) in %d file(s) at %s", len(sites), len(files), commit[:12])
+	if len(sites) > 0 {
+		fmt.Fprintf(e.Stderr, "; a false positive: git config --add kb.secrets.allow <rule-id or path glob>")
+	}
+	fmt.Fprintln(e.Stderr)
+	return nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +21,7 @@ import (
 	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/review"
 	"github.com/git-kb/git-kb/search"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 )
@@ -44,10 +48,20 @@ Serve more repositories from one server (each tool takes a repo argument):
 
 Streamable HTTP instead of stdio:
   git kb mcp --http 127.0.0.1:8765      # loopback only
-  git kb mcp --listen 0.0.0.0:8765      # any interface: there is no authentication`,
+  git kb mcp --listen 0.0.0.0:8765      # any interface: needs a bearer token
+
+Other machines must authenticate: a non-loopback --listen refuses to start
+without a token, and then every request needs "Authorization: Bearer <token>"
+(401 without it). Set the token once per repository, or per process:
+  git config kb.mcp.token "$(openssl rand -hex 32)"
+  GIT_KB_MCP_TOKEN=... git kb mcp --listen 0.0.0.0:8765
+A token that is set is required on loopback too. On loopback the server also
+refuses requests whose Host header is not a loopback name (DNS rebinding).
+Agents never get secrets: files such as .env or *.pem are refused, and
+secrets inside other files come back as [redacted: <rule>].`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on this loopback address (`HOST:PORT`, or :PORT for 127.0.0.1)"},
-			&cli.StringFlag{Name: "listen", Usage: "serve streamable HTTP on any address, e.g. 0.0.0.0:8765 (no authentication: trusted networks only)"},
+			&cli.StringFlag{Name: "listen", Usage: "serve streamable HTTP on any address, e.g. 0.0.0.0:8765 (needs kb.mcp.token or GIT_KB_MCP_TOKEN)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -69,7 +83,11 @@ Streamable HTTP instead of stdio:
 			if addr == "" {
 				return server.Run(c.Context, &sdk.StdioTransport{})
 			}
-			return serveHTTP(c.Context, e, server, addr)
+			token, err := mcpToken(c.Context, e, repo, addr)
+			if err != nil {
+				return err
+			}
+			return serveHTTP(c.Context, e, server, addr, token)
 		},
 	}
 }
@@ -96,19 +114,76 @@ func httpAddr(loopback, any string) (string, error) {
 		host = "127.0.0.1"
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return "", usagef("--http %s is not a loopback address; to serve other machines use --listen %s (there is no authentication)", loopback, loopback)
+		return "", usagef("--http %s is not a loopback address; to serve other machines use --listen %s with a token (kb.mcp.token)", loopback, loopback)
 	}
 	return net.JoinHostPort(host, port), nil
 }
 
-func serveHTTP(ctx context.Context, e env, server *sdk.Server, addr string) error {
+// minTokenLen keeps guessable tokens out: 16 characters is 64 bits of hex.
+const minTokenLen = 16
+
+// mcpToken is the bearer token HTTP clients must send: GIT_KB_MCP_TOKEN,
+// else kb.mcp.token; "" (none) is allowed on loopback addresses only.
+func mcpToken(ctx context.Context, e env, repo *gitx.Repo, addr string) (string, error) {
+	token, from := e.getenv("GIT_KB_MCP_TOKEN"), "GIT_KB_MCP_TOKEN"
+	if token == "" {
+		v, err := repo.Config(ctx, "kb.mcp.token")
+		if err != nil {
+			return "", err
+		}
+		token, from = v, "kb.mcp.token"
+	}
+	token = strings.TrimSpace(token)
+	switch {
+	case token != "" && len(token) < minTokenLen:
+		return "", fmt.Errorf("%s is %d characters; use at least %d, e.g. git config kb.mcp.token \"$(openssl rand -hex 32)\"", from, len(token), minTokenLen)
+	case token == "" && !loopbackAddr(addr):
+		return "", fmt.Errorf("--listen %s serves other machines and needs a bearer token: run git config kb.mcp.token \"$(openssl rand -hex 32)\" (or set GIT_KB_MCP_TOKEN), then have clients send Authorization: Bearer <token>", addr)
+	}
+	return token, nil
+}
+
+// loopbackAddr says HOST:PORT listens on loopback only ("" and 0.0.0.0
+// listen on every interface).
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// requireToken answers 401 unless the request carries the bearer token.
+// The SDK's middleware does the HTTP side; the comparison is of SHA-256
+// digests in constant time, so neither the content nor the length of the
+// token leaks through timing.
+func requireToken(token string, h http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(token))
+	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+		sum := sha256.Sum256([]byte(got))
+		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{}, nil
+	}
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+}
+
+func serveHTTP(ctx context.Context, e env, server *sdk.Server, addr, token string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	// The SDK's handler refuses, on a loopback listener, a Host header that
+	// is not loopback (DNS rebinding); the token check comes first.
+	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	note := "no token: loopback only"
+	if token != "" {
+		h, note = requireToken(token, h), "bearer token required"
+	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.Stderr, "git kb: MCP over streamable HTTP at http://%s/\n", ln.Addr())
+	fmt.Fprintf(e.Stderr, "git kb: MCP over streamable HTTP at http://%s/ (%s)\n", ln.Addr(), note)
 	go func() {
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net/http"
@@ -132,6 +133,14 @@ func TestSecretsNeverLeave(t *testing.T) {
 	}
 	leaks("the embedding endpoint's requests", sent)
 
+	// doctor --secrets says where, never what.
+	out, errs, code = kb(t, dir, "doctor", "--secrets")
+	if code != 0 || !strings.Contains(out, "notes.md:3\taws-access-key") || !strings.Contains(out, fmt.Sprintf("key.md:%s\tprivate-key", lineRange(6, 5+len(body)))) ||
+		!strings.Contains(out, ".env\tnot indexed") || !strings.Contains(errs, "3 place(s) in 3 file(s)") {
+		t.Errorf("doctor --secrets: exit %d %s\n%s", code, errs, out)
+	}
+	leaks("doctor --secrets", out)
+
 	// A commit message holding the id: blame-context shows its subject
 	// redacted.
 	gittest.Commit(t, dir, "rotate the backup key to "+keyID, map[string]string{"notes.md": "# Notes\n\nThe access key id for the backup bucket was rotated.\n"})
@@ -156,4 +165,12 @@ func TestSecretsNeverLeave(t *testing.T) {
 	if strings.Count(doc.Text, "\n") != 3 || doc.TotalLines != 3 {
 		t.Errorf("redaction changed the lines of notes.md: %+v", doc)
 	}
+}
+
+// lineRange is how doctor --secrets writes lines a to b.
+func lineRange(a, b int) string {
+	if b > a {
+		return fmt.Sprintf("%d-%d", a, b)
+	}
+	return fmt.Sprint(a)
 }
