@@ -25,6 +25,8 @@ package index
 // that derived data of an older pipeline is never mixed with the new one.
 //
 //	1: initial chunker (markdown/go/patterns/windows) and gse analyzer
-//	2: secrets redacted after decoding (secrets.RulesVersion 1)
+//	2: secrets redacted after decoding (a change of the rules or of
+//	   kb.secrets.allow re-derives through the recorded policy
+//	   fingerprint, not through this version)
 //	3: blob metadata records the file kind (generated, data table)
 const PipelineVersion = 3

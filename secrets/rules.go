@@ -7,11 +7,12 @@ import (
 )
 
 // RulesVersion changes whenever a rule is added, removed or changed, so
-// that the indexer re-derives what it built under the old rules (the index
-// pipeline version folds it in).
+// that the indexer re-derives what it built under the old rules (it is
+// part of Policy.Fingerprint, which the index records).
 //
 //	1: first rule set
-const RulesVersion = 1
+//	2: password-assignment leaves spelled-out formats (name:password:GID)
+const RulesVersion = 2
 
 // rule finds one kind of secret on a line.
 type rule struct {
@@ -295,6 +296,9 @@ func randomValue(v string) bool {
 	if v[0] == '/' || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") || strings.Contains(v, "://") {
 		return false // a path or a URL (a URL with a password has its own rule)
 	}
+	if strings.Contains(v, ":") && wordsOnly(strings.ReplaceAll(v, ":", "")) {
+		return false // a format spelled out: name:password:GID:user_list
+	}
 	var up, low, dig, sym int
 	for i := 0; i < len(v); i++ {
 		switch c := v[i]; {
@@ -323,6 +327,16 @@ func randomValue(v string) bool {
 		}
 	}
 	return classes >= 2 && dig+sym > 0 && entropy(v) >= 3.2
+}
+
+// wordsOnly: letters and '_' only.
+func wordsOnly(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // switches counts the changes between upper case, lower case and digit
