@@ -26,6 +26,7 @@ func TestDependencyDirection(t *testing.T) {
 		"hooks":   {mod + "cmd", mod + "index", mod + "search", mod + "store", mod + "gitx"},
 		"llm":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "ann", mod + "cmd"},
 		"eval":    {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "cmd", "github.com/urfave/"},
+		"secrets": {mod + "store", mod + "gitx", "github.com/go-git/", mod + "segment", mod + "chunk", mod + "index", mod + "search", mod + "cmd"},
 		"ann":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "llm", mod + "cmd"},
 	}
 	for pkg, bad := range forbidden {
