@@ -343,8 +343,6 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 	if binary {
 		return nil, nil, fmt.Errorf("%s is a binary file (%d bytes) at %s", clean, len(data), short(commit))
 	}
-	// Secrets inside the text become markers, as in the index; lines stay.
-	text = r.Secrets.RedactText(clean, text)
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	if start == 0 {
 		start = 1
@@ -356,6 +354,7 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 		return nil, nil, fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, clean, len(lines), short(commit))
 	}
 	end = min(end, len(lines))
+	redactWindow(r.Secrets, clean, lines, start, end)
 	doc := &Document{Commit: commit, Path: clean, Blob: blob, StartLine: start, TotalLines: len(lines)}
 	var b strings.Builder
 	for i := start; i <= end; i++ {
@@ -376,6 +375,29 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 	doc.Text = b.String()
 	doc.Citation = fmt.Sprintf("%s:%s#L%d-L%d", commit, clean, doc.StartLine, doc.EndLine)
 	return nil, doc, nil
+}
+
+// keyContext is how far above the lines returned redaction looks, so that
+// a key block whose BEGIN line is above the range is still recognised.
+const keyContext = 1000
+
+// redactWindow replaces secrets, in place, in the lines get_document can
+// return from start (at most maxDocLines and maxDocBytes) plus keyContext
+// lines above: the cost stays bounded however large the file, and a
+// marker never moves a line.
+func redactWindow(p *secrets.Policy, path string, lines []string, start, end int) {
+	lo, n := start, 0
+	for lo > 1 && start-lo < keyContext && n <= maxDocBytes {
+		lo--
+		n += len(lines[lo-1]) + 1
+	}
+	hi := start
+	n = 0
+	for ; hi <= end && hi-start < maxDocLines && n <= maxDocBytes; hi++ {
+		n += len(lines[hi-1]) + 1
+	}
+	hi = min(hi, len(lines))
+	copy(lines[lo-1:hi], p.RedactLines(path, lines[lo-1:hi]))
 }
 
 // looksLikeRev tells a citation's commit from a path that merely contains
