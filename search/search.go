@@ -63,6 +63,8 @@ type Request struct {
 	// matches import or are imported by and the definitions of names they
 	// use, marked Match "related" (see related.go).
 	Related bool
+	// Feedback adds pseudo-relevance feedback (RM3, feedback.go).
+	Feedback bool
 	// NoExpand turns off cross-lingual query expansion (kb.expand false).
 	NoExpand bool
 	// NoPriors turns off file-kind demotion (tests, data tables...), for
@@ -183,7 +185,9 @@ type Response struct {
 	// Expansions are the words added to the query's that matched
 	// something in the view (see expand.go).
 	Expansions []expand.Expansion `json:"expansions,omitempty"`
-	Timings    map[string]float64 `json:"timings_ms,omitempty"`
+	// Feedback are the words --prf added from the first ranking's best chunks.
+	Feedback []string           `json:"feedback,omitempty"`
+	Timings  map[string]float64 `json:"timings_ms,omitempty"`
 }
 
 // Stale says which commit was asked for and why another one answered.

@@ -24,6 +24,7 @@ import (
 //	expand     query              -> query (+ cross-lingual terms, lighter; expand.go)
 //	candidates query              -> lexicalCandidates (postings of live chunks)
 //	score      lexicalCandidates  -> []hit (BM25F per chunk)
+//	feedback   []hit              -> query, []hit (--prf: RM3, then candidates and score again)
 //	fuse       []hit + dense side -> []hit (RRF or DBSF; lexical mode skips it)
 //	filter     []hit              -> []hit (query operators: -x, "phrase", tag:, @@Sym)
 //	group      []hit              -> []*fileHits (a file's best chunks)
@@ -77,6 +78,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	lap("score", t0)
+	if req.Feedback && len(hits) > 0 {
+		if hits, err = s.rescoreWithFeedback(ctx, req, resp, q, hits, lap); err != nil {
+			return nil, err
+		}
+	}
 
 	// Scoring leaves hits unordered: grouping by file orders what it
 	// needs, and sorting every hit of a broad query was a sixth of its

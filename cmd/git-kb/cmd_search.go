@@ -164,6 +164,9 @@ Examples:
 				for _, x := range resp.Expansions {
 					fmt.Fprintf(e.Stderr, "git kb: expanded %s -> %s (%s)\n", x.From, strings.Join(x.To, ", "), x.Source)
 				}
+				if len(resp.Feedback) > 0 {
+					fmt.Fprintf(e.Stderr, "git kb: feedback added %s\n", strings.Join(resp.Feedback, ", "))
+				}
 			}
 			if c.Bool("json") {
 				resp.Timings = nil
@@ -185,6 +188,7 @@ func searchRequestFlags() []cli.Flag {
 		&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf"},
 		&cli.BoolFlag{Name: "literal", Usage: "take the query as plain words: no operators, quotes or -exclusions"},
 		&cli.BoolFlag{Name: "no-expand", Usage: "no cross-lingual expansion of the query's words (as kb.expand false)"},
+		&cli.BoolFlag{Name: "prf", Usage: "pseudo-relevance feedback: add the words the best matches share, and rank again (RM3)"},
 		&cli.BoolFlag{Name: "no-priors", Usage: "no demotion of tests, examples and data tables (as kb.priors false)"},
 		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
 	}
@@ -203,7 +207,7 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 	if fusion != search.FusionRRF && fusion != search.FusionDBSF {
 		return search.Request{}, usagef("--fusion %s: want rrf or dbsf", fusion)
 	}
-	req := search.Request{Query: query, Mode: mode, Fusion: fusion, NoExpand: c.Bool("no-expand"), NoPriors: c.Bool("no-priors")}
+	req := search.Request{Query: query, Mode: mode, Fusion: fusion, NoExpand: c.Bool("no-expand"), NoPriors: c.Bool("no-priors"), Feedback: c.Bool("prf")}
 	if !c.Bool("literal") {
 		var err error
 		if req.Parsed, err = search.ParseQuery(query); err != nil {
