@@ -2,6 +2,10 @@ package chunk
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -59,5 +63,48 @@ func TestContentKind(t *testing.T) {
 	// Markdown is never judged by content, whatever it quotes.
 	if got := ContentKind("docs/errors.md", table.String()); got != "" {
 		t.Errorf("markdown: %q", got)
+	}
+}
+
+// goSource is up to n .go files of Go's own source, for benchmarks.
+func goSource(b *testing.B, n int) []string {
+	var files []string
+	root := filepath.Join(runtime.GOROOT(), "src")
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(files) >= n {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(p, ".go") {
+			if data, err := os.ReadFile(p); err == nil {
+				files = append(files, string(data))
+			}
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		b.Skip("no Go source at " + root)
+	}
+	return files
+}
+
+// BenchmarkContentKind against BenchmarkSplit, on the same files: what
+// judging a file's kind adds to chunking it when indexing.
+func BenchmarkContentKind(b *testing.B) {
+	files := goSource(b, 2000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, f := range files {
+			ContentKind("x.go", f)
+		}
+	}
+}
+
+func BenchmarkSplit(b *testing.B) {
+	files := goSource(b, 2000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, f := range files {
+			Split("x.go", f)
+		}
 	}
 }
