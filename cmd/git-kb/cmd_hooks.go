@@ -11,6 +11,8 @@ import (
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/hooks"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/share"
 	"github.com/urfave/cli/v2"
 )
 
@@ -142,6 +144,9 @@ stdin; its exit status is what git sees. Installing twice changes nothing;
 					if !headMoved(c.Args().Slice()) {
 						return nil
 					}
+					if h := c.Args().First(); h == "post-merge" || h == "post-checkout" {
+						wantPull(repo) // new commits may have come with shared data
+					}
 					spawn, err := hooks.Trigger(repo.KBDir())
 					if err != nil || !spawn {
 						return nil
@@ -200,6 +205,9 @@ func runHooks(ctx context.Context, e env, repo *gitx.Repo) error {
 	return hooks.Run(ctx, repo.KBDir(), func(ctx context.Context) (string, error) {
 		ictx, cancel := context.WithTimeout(ctx, time.Hour)
 		defer cancel()
+		if st, ok := hookPull(ictx, e, quiet, repo); ok {
+			return st.Commit, nil
+		}
 		st, err := runIndex(ictx, quiet, repo, "HEAD", true)
 		if err != nil {
 			return "", err
@@ -210,4 +218,36 @@ func runHooks(ctx context.Context, e env, repo *gitx.Repo) error {
 		}
 		return st.Commit, err
 	})
+}
+
+// pullMarker asks the runner to pull before indexing: a merge or checkout
+// fired a hook. A file, so the hook itself does no git work.
+func pullMarker(repo *gitx.Repo) string { return filepath.Join(repo.KBDir(), "hooks", "pull-wanted") }
+
+func wantPull(repo *gitx.Repo) {
+	if os.MkdirAll(filepath.Dir(pullMarker(repo)), 0o755) == nil {
+		os.WriteFile(pullMarker(repo), nil, 0o644)
+	}
+}
+
+// hookPull pulls from kb.share.remote when a merge or checkout asked for
+// it: the imported data covers most of the new HEAD, the rest is indexed
+// locally and embedded in the background. A failed pull (offline, nothing
+// shared, refused) is logged and the caller indexes as usual.
+func hookPull(ctx context.Context, e, quiet env, repo *gitx.Repo) (*index.Stats, bool) {
+	if os.Remove(pullMarker(repo)) != nil {
+		return nil, false
+	}
+	remote, err := repo.Config(ctx, "kb.share.remote")
+	if err != nil || remote == "" {
+		return nil, false
+	}
+	res, st, err := pullAndIndex(ctx, quiet, repo, remote, "HEAD", "background", share.PullOptions{}, true)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "%s git kb: pull from %s: %v; indexing locally\n", time.Now().Format(time.RFC3339), remote, friendly(err))
+		return nil, false
+	}
+	fmt.Fprintf(e.Stderr, "%s git kb: pulled %s from %s: %d files imported, %d already here, %d indexed here\n",
+		time.Now().Format(time.RFC3339), res.Ref, remote, res.Imported, res.Present, st.BlobsNew)
+	return st, true
 }

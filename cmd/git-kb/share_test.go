@@ -7,12 +7,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/search"
 	"github.com/git-kb/git-kb/share"
@@ -381,4 +383,43 @@ func TestConcurrentPullAndSearch(t *testing.T) {
 	sameResults(t, "回滚", searchJSON(t, a, "回滚"), searchJSON(t, b, "回滚"))
 	var out json.RawMessage
 	kbJSON(t, b, &out, "status", "--json")
+}
+
+func TestHooksPullInTheBackground(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("hooks run under sh")
+	}
+	_, a, b := shareSetup(t, docs)
+	indexJSON(t, a, "--embed", "off")
+	if _, errs, code := kb(t, a, "push", "-q"); code != 0 {
+		t.Fatal(errs)
+	}
+	kbBin(t, b, "hooks", "install")
+	kbBin(t, b, "share", "setup", "origin")
+
+	// a moves on and shares; b's git pull returns at once, and the runner
+	// pulls the shared view of the new HEAD before indexing.
+	gittest.Commit(t, a, "more", map[string]string{"docs/new.md": "# 新文档\n\n扩容步骤：先加节点，再迁移数据。\n"})
+	gittest.Git(t, a, "push", "-q", "origin", "main")
+	indexJSON(t, a, "--embed", "off")
+	if _, errs, code := kb(t, a, "push", "-q"); code != 0 {
+		t.Fatal(errs)
+	}
+	gittest.Git(t, b, "pull", "-q", "--ff-only")
+	if got := gittest.Git(t, b, "rev-parse", "refs/kb/remotes/origin/1/heads/main"); got == "" {
+		t.Fatal("git fetch did not bring refs/kb after share setup")
+	}
+	waitIndexed(t, b, "git pull")
+	log, _ := os.ReadFile(filepath.Join(b, ".git", "kb", hooks.LogFile))
+	if !strings.Contains(string(log), "pulled refs/kb/1/heads/main from origin") {
+		t.Fatalf("hooks.log:\n%s", log)
+	}
+	var rep index.Report
+	kbJSON(t, b, &rep, "status", "--json")
+	for _, v := range rep.Views {
+		if v.IsHead && (v.Origin == nil || v.Origin.Local != 0) {
+			t.Fatalf("HEAD's view: %+v", v.Origin)
+		}
+	}
+	sameResults(t, "扩容", searchJSON(t, a, "扩容"), searchJSON(t, b, "扩容"))
 }
