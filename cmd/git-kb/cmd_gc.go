@@ -11,6 +11,7 @@ import (
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/share"
 	"github.com/urfave/cli/v2"
 )
 
@@ -95,6 +96,10 @@ works; searches wait for it. --dry-run only counts.`,
 	}
 }
 
+// pulledSample is how many files of each pulled view doctor re-analyses:
+// a fraction of a second, and a bad import rarely spares them all.
+const pulledSample = 20
+
 func doctorCommand(e env) *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
@@ -102,8 +107,10 @@ func doctorCommand(e env) *cli.Command {
 		Description: `Checks the format and pipeline versions; that every indexed commit still
 exists in git with the tree its view was built from; that each view's chunk
 count adds up and the segments and file records it uses are all there;
-vector coverage for the configured embedder; and how the last background
-run of the hooks ended. Exits 1 if something is broken.
+vector coverage for the configured embedder; for views pulled from a
+remote (git kb pull), re-analyses a random sample of their files and
+compares with the index; and how the last background run of the hooks
+ended. Exits 1 if something is broken.
 
 With --secrets, lists instead where secrets were found and redacted in the
 indexed files of a commit (path, lines and rule id, never the value), and
@@ -135,6 +142,11 @@ or the file is left out of the index with a .kbignore line.`,
 			if err != nil {
 				return err
 			}
+			pulled, err := share.CheckPulled(c.Context, repo, pulledSample, lockWait)
+			if err != nil {
+				return err
+			}
+			checks = append(checks, pulled...)
 			if cfg.Off != "" {
 				checks = append(checks, index.Check{Name: "dense", Status: "ok", Detail: "off: " + cfg.Off})
 			}

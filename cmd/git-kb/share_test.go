@@ -257,6 +257,16 @@ func TestPullRefusesDamagedRefs(t *testing.T) {
 	if _, errs, code := kb(t, b2, "pull", "-q", "--verify"); code != 1 || !strings.Contains(errs, "re-analysis") && !strings.Contains(errs, "differ") {
 		t.Fatalf("--verify on altered postings: exit %d %s", code, errs)
 	}
+	// Pulled without --verify, the import goes in; doctor's sample finds it.
+	if _, errs, code := kb(t, b2, "pull", "-q"); code != 0 {
+		t.Fatal(errs)
+	}
+	if out, _, code := kb(t, b2, "doctor"); code != 1 || !strings.Contains(out, "pulled view") || !strings.Contains(out, "differ") {
+		t.Fatalf("doctor after a bad import: exit %d\n%s", code, out)
+	}
+	if out, _, code := kb(t, b, "doctor"); code != 0 || !strings.Contains(out, "sampled files re-analysed, equal") {
+		t.Fatalf("doctor after a good import: exit %d\n%s", code, out)
+	}
 }
 
 func TestPullVectorsWithoutEmbedding(t *testing.T) {
