@@ -179,7 +179,7 @@ func (t *tools) repo(name string) (*Repo, error) {
 
 // SearchIn are hybrid_search's arguments.
 type SearchIn struct {
-	Query    string  `json:"query" jsonschema:"what to find: a question or keywords, in Chinese or English, identifiers as written in code. Operators: \"exact phrase\", -exclude, path:GLOB, lang:go, tag:x, owner:x, @path/to/file, @@Symbol"`
+	Query    string  `json:"query" jsonschema:"what to find: a question or keywords, in Chinese or English, identifiers as written in code. Operators: \"exact phrase\", -exclude, path:GLOB, -path:GLOB (drop a directory), lang:go, -lang:go, tag:x, owner:x, @path/to/file, @@Symbol"`
 	TopK     int     `json:"top_k,omitempty" jsonschema:"number of results, 1 to 50 (default 10)"`
 	MinScore float64 `json:"min_score,omitempty" jsonschema:"drop results scoring below this; scores are relative to the mode (BM25 for lexical, fused rank scores for hybrid), so prefer top_k"`
 	Path     string  `json:"path,omitempty" jsonschema:"only files matching these comma-separated patterns: a directory (docs/), a file, or a glob (*.go, docs/**/*.md)"`

@@ -13,7 +13,9 @@ import (
 //	"exact phrase"   the chunk must contain it, words in order
 //	-word -"phrase"  drop chunks containing it
 //	path:GLOB        only files matching (PathScope syntax)
+//	-path:GLOB       drop files matching (a directory: -path:vendor)
 //	lang:go          only files of that language
+//	-lang:go         drop files of that language
 //	tag:x owner:x    only docs whose front-matter says so
 //	@path/to/file    only that file (or directory)
 //	@@Symbol         the chunk declaring Symbol first
@@ -24,6 +26,8 @@ type Query struct {
 	Excludes []string // words or phrases
 	Paths    []string
 	Langs    []string
+	NotPaths []string // -path:GLOB
+	NotLangs []string // -lang:X
 	Tags     []string
 	Owners   []string
 	Files    []string
@@ -118,6 +122,24 @@ func ParseQuery(raw string) (*Query, error) {
 			if word == "" {
 				return nil, &QueryError{raw, start, "nothing to exclude after -"}
 			}
+			// -path: and -lang: drop files, like zoekt's -file:; other
+			// negated words drop chunks containing them.
+			if key, val, ok := strings.Cut(word, ":"); ok && (strings.EqualFold(key, "path") || strings.EqualFold(key, "lang")) {
+				val = unquote(val)
+				at := start + 1 + len(key) + 1
+				if val == "" {
+					return nil, &QueryError{raw, at, "-" + key + ": needs a value"}
+				}
+				if strings.EqualFold(key, "path") {
+					if _, err := PathScope(val); err != nil {
+						return nil, &QueryError{raw, at, err.Error()}
+					}
+					q.NotPaths = append(q.NotPaths, val)
+				} else {
+					q.NotLangs = append(q.NotLangs, strings.ToLower(val))
+				}
+				continue
+			}
 			q.Excludes = append(q.Excludes, unquote(word))
 			continue
 		}
@@ -176,5 +198,5 @@ func unquote(s string) string {
 
 // HasFilters says whether the query does more than rank words.
 func (q *Query) HasFilters() bool {
-	return len(q.Phrases)+len(q.Excludes)+len(q.Paths)+len(q.Langs)+len(q.Tags)+len(q.Owners)+len(q.Files)+len(q.Symbols) > 0
+	return len(q.Phrases)+len(q.Excludes)+len(q.Paths)+len(q.Langs)+len(q.NotPaths)+len(q.NotLangs)+len(q.Tags)+len(q.Owners)+len(q.Files)+len(q.Symbols) > 0
 }

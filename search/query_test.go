@@ -17,6 +17,8 @@ func TestParseQuery(t *testing.T) {
 		{`retry path:docs/**/*.md lang:Go`, Query{Text: "retry", Paths: []string{"docs/**/*.md"}, Langs: []string{"go"}}},
 		{`值班 tag:Release owner:"sre team"`, Query{Text: "值班", Tags: []string{"release"}, Owners: []string{"sre team"}}},
 		{`超时 @docs/runbook.md @@RetryCount`, Query{Text: "超时 RetryCount", Files: []string{"docs/runbook.md"}, Symbols: []string{"RetryCount"}}},
+		// -path: and -lang: drop files; a negated word that is not an operator drops chunks.
+		{`限流 -path:test/** -lang:YAML -path:"docs/old dir" -key:x`, Query{Text: "限流", NotPaths: []string{"test/**", "docs/old dir"}, NotLangs: []string{"yaml"}, Excludes: []string{"key:x"}}},
 		// Colons and dashes that are not operators stay text.
 		{`std::vector http://x a-b key:value 2024-01-02`, Query{Text: "std::vector http://x a-b key:value 2024-01-02"}},
 		{`x - y`, Query{Text: "x - y"}},
@@ -36,6 +38,9 @@ func TestParseQuery(t *testing.T) {
 		{`连接池 "超时`, "unterminated quote", "         ^"},
 		{`x path:`, "path: needs a value", "         ^"},
 		{`x path:/etc`, "relative to the repository root", "         ^"},
+		{`x -path:`, "-path: needs a value", "          ^"},
+		{`x -path:/etc`, "relative to the repository root", "          ^"},
+		{`x -lang:`, "-lang: needs a value", "          ^"},
 		{`x @@`, "@@ needs a symbol", "    ^"},
 		{`x @../y`, "relative to the repository root", "    ^"},
 		{`x ""`, "empty phrase", "    ^"},

@@ -42,15 +42,18 @@ func queryScope(req Request) (func(string) bool, error) {
 	}
 	if q != nil && len(q.Langs) > 0 {
 		langs := q.Langs
-		tests = append(tests, func(p string) bool {
-			l := chunk.Lang(p)
-			for _, want := range langs {
-				if l == want || want == "md" && l == "markdown" || want == "golang" && l == "go" || want == "py" && l == "python" || want == "js" && l == "javascript" || want == "ts" && l == "typescript" {
-					return true
-				}
-			}
-			return false
-		})
+		tests = append(tests, func(p string) bool { return langIn(chunk.Lang(p), langs) })
+	}
+	if q != nil && len(q.NotPaths) > 0 {
+		m, err := PathScope(strings.Join(q.NotPaths, ","))
+		if err != nil {
+			return nil, err
+		}
+		tests = append(tests, func(p string) bool { return !m(p) })
+	}
+	if q != nil && len(q.NotLangs) > 0 {
+		langs := q.NotLangs
+		tests = append(tests, func(p string) bool { return !langIn(chunk.Lang(p), langs) })
 	}
 	switch len(tests) {
 	case 0:
@@ -66,6 +69,17 @@ func queryScope(req Request) (func(string) bool, error) {
 		}
 		return true
 	}, nil
+}
+
+// langIn says whether language l is one of those a query named, with
+// their common short names.
+func langIn(l string, langs []string) bool {
+	for _, want := range langs {
+		if l == want || want == "md" && l == "markdown" || want == "golang" && l == "go" || want == "py" && l == "python" || want == "js" && l == "javascript" || want == "ts" && l == "typescript" {
+			return true
+		}
+	}
+	return false
 }
 
 // refine applies the parts of a parsed query that need more than paths:

@@ -52,7 +52,9 @@ Query language (--literal turns it off):
   "exact phrase"      chunks containing the words in this order
   -word  -"a phrase"  leave out chunks containing it
   path:docs/**/*.md   only files matching the glob (dir/, *.go, a/**/b)
+  -path:test/         leave out files matching (a directory, *_test.go, ...)
   lang:go             only files of that language (markdown, go, python, ...)
+  -lang:yaml          leave out files of that language
   tag:release         only docs whose front-matter tags include it
   owner:sre-team      only docs whose front-matter owner is it
   @docs/runbook.md    only that file (or directory)

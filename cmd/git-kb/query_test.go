@@ -35,6 +35,12 @@ func TestQueryLanguage(t *testing.T) {
 	if got := ps("retry lang:go"); got != "internal/retry/retry.go" {
 		t.Errorf("lang: %s", got)
 	}
+	if got := ps("回滚 -path:docs/runbook/"); strings.Contains(got, "docs/runbook/") || !strings.Contains(got, "notes/test.md") {
+		t.Errorf("-path: %s", got)
+	}
+	if got := ps("回滚 -lang:markdown"); strings.Contains(got, ".md") {
+		t.Errorf("-lang: %s", got)
+	}
 	if got := ps("回滚 tag:rollback"); got != "docs/runbook/rollback.md" {
 		t.Errorf("tag: %s", got)
 	}
