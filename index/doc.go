@@ -29,4 +29,6 @@ package index
 //	   kb.secrets.allow re-derives through the recorded policy
 //	   fingerprint, not through this version)
 //	3: blob metadata records the file kind (generated, data table)
-const PipelineVersion = 3
+//	4: API-spec kind and MinHash in the blob metadata, vocabulary
+//	   outliers in the view (search priors and duplicate folding)
+const PipelineVersion = 4

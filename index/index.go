@@ -240,6 +240,18 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
+func uniqueSHAs(bs []store.SHA) []store.SHA {
+	seen := map[store.SHA]bool{}
+	var out []store.SHA
+	for _, b := range bs {
+		if !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 func uniqueBlobs(files []gitx.Entry) []store.SHA {
 	seen := map[store.SHA]bool{}
 	var out []store.SHA
@@ -402,6 +414,14 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 		a, b := v.Entries[i], v.Entries[j]
 		return a.First < b.First || a.First == b.First && a.Path < b.Path
 	})
+	var viewBlobs []store.SHA
+	for _, e := range v.Entries {
+		viewBlobs = append(viewBlobs, e.Blob)
+	}
+	vocab := vocabOutliers(headers, uniqueSHAs(viewBlobs))
+	for i := range v.Entries {
+		v.Entries[i].Vocab = vocab[v.Entries[i].Blob]
+	}
 	counted := map[store.SHA]bool{}
 	for _, e := range v.Entries {
 		if counted[e.Blob] { // the same blob at two paths is one set of chunks
@@ -518,6 +538,7 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 	}
 	pathTerms := an.Terms(path)
 	unique := map[string]bool{}
+	bodyTF := map[string]int{} // the file's body terms, for its MinHash
 	for _, c := range doc.Chunks {
 		sum := sha256.Sum256([]byte(c.Text))
 		r.meta.Chunks = append(r.meta.Chunks, store.ChunkMeta{Start: c.StartLine, End: c.EndLine, Heading: c.Heading, Symbols: c.Symbols, Hash: hex.EncodeToString(sum[:12])})
@@ -546,6 +567,9 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 		for t, p := range tf {
 			terms = append(terms, termTF{t, *p})
 			unique[t] = true
+			if p[store.FieldBody] > 0 {
+				bodyTF[t] += int(p[store.FieldBody])
+			}
 		}
 		r.chunks = append(r.chunks, terms)
 		r.lens = append(r.lens, uint32(body))
@@ -556,6 +580,10 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 	}
 	r.header.N = uint32(len(doc.Chunks))
 	r.header.UniqueTerm = uint32(len(unique))
+	if fileKind(text) == store.KindAPISpec { // more telling than "generated"
+		r.meta.Kind = store.KindAPISpec
+	}
+	r.meta.MinHash = minHash(bodyTF)
 	tm.since("analyze", t0)
 	return r, text, doc
 }

@@ -91,12 +91,12 @@ func (s *Searcher) feedback(ctx context.Context, req Request, q *query, hits []h
 
 // rescoreWithFeedback runs candidates and score again for the fed-back query.
 // The words added are put in resp.Feedback.
-func (s *Searcher) rescoreWithFeedback(ctx context.Context, req Request, resp *Response, q *query, hits []hit, lap func(string, time.Time)) ([]hit, error) {
+func (s *Searcher) rescoreWithFeedback(ctx context.Context, req Request, resp *Response, q *query, hits []hit, stats *lexicalStats, lap func(string, time.Time)) ([]hit, *lexicalStats, error) {
 	t0 := time.Now()
 	sortHits(hits)
 	fq, err := s.feedback(ctx, req, q, hits)
 	if err != nil || fq == q {
-		return hits, err
+		return hits, stats, err
 	}
 	for _, t := range fq.terms[len(q.terms):] {
 		resp.Feedback = append(resp.Feedback, t.term)
@@ -104,7 +104,7 @@ func (s *Searcher) rescoreWithFeedback(ctx context.Context, req Request, resp *R
 	lap("feedback", t0)
 	cands, err := s.lexicalCandidates(ctx, req, fq, lap)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t0 = time.Now()
 	defer lap("score", t0)

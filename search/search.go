@@ -30,6 +30,36 @@ var (
 	fileSupport   = 3
 )
 
+// coverageExp is the power of the query coverage that scales a file's
+// score in lexical mode, when the coverage lever is on.
+var coverageExp = 0.5
+
+// Ranking levers that Request.Levers can switch on or off, to measure
+// what each one brings (git kb search --ranking -hub,+coverage).
+const (
+	LeverCoverage = "coverage" // scale file scores by query coverage
+	LeverHub      = "hub"      // spec and vocabulary-outlier priors
+	LeverDedup    = "dedup"    // fold near-duplicate files into one result
+	LeverFile     = "file"     // add the whole file's BM25F to its chunks' evidence
+)
+
+// Levers lists the levers and whether each is on by default. Coverage is
+// off: on the dev sets it helped the Go-source and some polaris
+// questions and cost the docs and the others more (see README).
+var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true}
+
+// on says whether a lever is on for this request.
+func (req Request) on(lever string) bool {
+	if v, ok := req.Levers[lever]; ok {
+		return v
+	}
+	return Levers[lever]
+}
+
+// fileWeight scales the whole file's BM25F (lexicalStats.file) added to
+// its chunk-based score in lexical mode.
+var fileWeight = 0.25
+
 var fieldWeight = [store.NumFields]float64{
 	store.FieldBody:    1.0,
 	store.FieldHeading: 2.0,
@@ -70,6 +100,11 @@ type Request struct {
 	// NoPriors turns off file-kind demotion (tests, data tables...), for
 	// measuring it.
 	NoPriors bool
+	// Levers switches ranking levers on (true) or off (false) against
+	// their defaults (Levers), for measurement.
+	Levers map[string]bool
+	// Explain fills in Result.Explain: the parts of each score.
+	Explain bool
 	// Overlay, if set, is searched on top of View (--worktree).
 	Overlay *Overlay
 	ov      *overlayIndex // Overlay numbered into View (applyOverlay)
@@ -151,6 +186,40 @@ type Result struct {
 	// contain the query's words); Related says how it relates.
 	Match   string    `json:"match,omitempty"`
 	Related *Relation `json:"related,omitempty"`
+	// AlsoAt lists the files folded into this one as (near) duplicates:
+	// the same content at other paths or in another format.
+	AlsoAt []string `json:"also_at,omitempty"`
+	// Priors are the query-independent factors that scaled the file's
+	// score, each with its reason (a generated spec, a deprecated doc...).
+	Priors []PriorFactor `json:"priors,omitempty"`
+	// Explain is the parts of the score (--explain).
+	Explain *Explain `json:"explain,omitempty"`
+}
+
+// PriorFactor is one query-independent factor of a file's score: every
+// prior that scaled it (file kind, hub, deprecated), by name.
+type PriorFactor struct {
+	Name   string  `json:"name"`
+	Factor float64 `json:"factor"`
+	Reason string  `json:"reason"`
+}
+
+// Explain is why a file scored what it did (lexical mode; in hybrid mode
+// the chunk score is the fused one and coverage is not applied):
+//
+//	score = (best_chunk + support + file) x coverage_factor x priors
+type Explain struct {
+	BestChunk         float64       `json:"best_chunk"`         // BM25F of the best chunk (fused score in hybrid)
+	Support           float64       `json:"support"`            // what the file's next best chunks add
+	File              float64       `json:"file"`               // the whole file's BM25F, weighted (whole-file evidence)
+	Chunks            int           `json:"chunks_matched"`     // chunks of the file that matched
+	Coverage          float64       `json:"coverage,omitempty"` // IDF-weighted share of the query's terms in the file
+	BestChunkCoverage float64       `json:"best_chunk_coverage,omitempty"`
+	CoverageFactor    float64       `json:"coverage_factor,omitempty"`
+	Matched           []string      `json:"matched,omitempty"` // query terms found in the file
+	Missing           []string      `json:"missing,omitempty"` // query terms found elsewhere, not here
+	Priors            []PriorFactor `json:"priors,omitempty"`
+	Score             float64       `json:"score"`
 }
 
 // DenseInfo describes the vector side of a response.

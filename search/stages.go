@@ -73,13 +73,13 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	resp.Expansions = cands.expansionsUsed(q)
 
 	t0 = time.Now()
-	hits, err := s.score(req, cands)
+	hits, stats, err := s.score(req, cands)
 	if err != nil {
 		return nil, err
 	}
 	lap("score", t0)
 	if req.Feedback && len(hits) > 0 {
-		if hits, err = s.rescoreWithFeedback(ctx, req, resp, q, hits, lap); err != nil {
+		if hits, stats, err = s.rescoreWithFeedback(ctx, req, resp, q, hits, stats, lap); err != nil {
 			return nil, err
 		}
 	}
@@ -110,14 +110,23 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	}
 
 	t0 = time.Now()
-	files := group(req.View, hits)
+	var cov *lexicalStats
+	if req.Mode == ModeLexical && req.on(LeverCoverage) {
+		cov = stats // hybrid scores are fused ranks: coverage does not scale them
+	}
+	var fileScores map[string]float64
+	if req.Mode == ModeLexical && stats != nil {
+		fileScores = stats.file
+	}
+	files := group(req.View, hits, cov, fileScores)
 	if err := s.priors(req, q, files); err != nil {
 		return nil, err
 	}
+	files = s.collapse(req, files)
 	lap("group+priors", t0)
 
 	t0 = time.Now()
-	if err := s.render(ctx, req, resp, files, resp.Terms); err != nil {
+	if err := s.render(ctx, req, resp, files, resp.Terms, stats); err != nil {
 		return nil, err
 	}
 	lap("render", t0)
@@ -219,6 +228,7 @@ func analyze(req Request) (*query, error) {
 // termPostings are one query term's postings in the view's live chunks.
 type termPostings struct {
 	term queryTerm
+	idx  int // the term's place in query.terms
 	ps   []store.Posting
 }
 
@@ -259,7 +269,7 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 
 	t0 = time.Now()
 	var buf []store.Posting
-	for _, qt := range q.terms {
+	for qi, qt := range q.terms {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -282,7 +292,7 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 			}
 		}
 		if len(ps) > 0 {
-			out.lists = append(out.lists, termPostings{qt, ps})
+			out.lists = append(out.lists, termPostings{qt, qi, ps})
 		}
 	}
 	lap("candidates: postings", t0)
@@ -295,6 +305,19 @@ type bodyLengths struct {
 	ov     *overlayIndex
 	segs   []store.Segment
 	tables map[uint32][]uint32
+}
+
+// file is the body length of a whole file: its chunks' lengths summed.
+func (bl *bodyLengths) file(e *store.ViewEntry) (float64, error) {
+	t := 0.0
+	for c := e.First; c < e.First+e.N; c++ {
+		l, err := bl.of(c)
+		if err != nil {
+			return 0, err
+		}
+		t += l
+	}
+	return t, nil
 }
 
 func (bl *bodyLengths) of(c uint32) (float64, error) {
@@ -322,8 +345,11 @@ func (bl *bodyLengths) of(c uint32) (float64, error) {
 }
 
 // score is BM25F over the candidates, one hit per chunk, unordered. Statistics (N,
-// average body length, document frequency) are the view's.
-func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, error) {
+// average body length, document frequency) are the view's. It also
+// measures, for the group stage, each matching file's own BM25F (the
+// file as one document) and which of the user's terms each chunk matched
+// (lexicalStats).
+func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStats, error) {
 	v := req.View
 	lengths := &bodyLengths{s: s, ov: req.ov, segs: c.segs, tables: map[uint32][]uint32{}}
 	n := float64(v.Chunks)
@@ -331,6 +357,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, error) {
 	if avg <= 0 {
 		avg = 1
 	}
+	st := &lexicalStats{matched: map[uint32]uint64{}}
 	// Dense arrays over chunk ids rather than maps: an expanded query
 	// touches a good share of a large view's chunks, and map access was
 	// most of scoring's time.
@@ -360,11 +387,19 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, error) {
 	}
 	lists = append(lists, common...)
 	rare := len(lists) - len(common)
+	ff := newFileFreqs(v, req.Mode == ModeLexical && req.on(LeverFile) && fileWeight > 0)
 	for li, tp := range lists {
 		df := float64(len(tp.ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		w := idf * tp.term.weight
 		onlyTouched := li >= rare && len(touched) > 0
+		bit := uint64(0)
+		if tp.idx < 64 && tp.term.from == "" { // coverage counts the user's own words
+			bit = 1 << tp.idx
+			st.terms = append(st.terms, coverageTerm{tp.term.term, bit, idf})
+			st.total += idf
+		}
+		ff.startTerm()
 		for _, p := range tp.ps {
 			if scores[p.Chunk] == 0 {
 				if onlyTouched {
@@ -372,7 +407,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, error) {
 				}
 				l, err := lengths.of(p.Chunk)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				dl[p.Chunk] = l
 				touched = append(touched, p.Chunk)
@@ -382,13 +417,155 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, error) {
 				tf += fieldWeight[f] * float64(p.TF[f])
 			}
 			scores[p.Chunk] += w * tf * (k1 + 1) / (tf + k1)
+			if bit != 0 {
+				st.matched[p.Chunk] |= bit
+			}
+			ff.add(p)
+		}
+		if err := ff.endTerm(tp.term.weight, lengths, avg); err != nil {
+			return nil, nil, err
 		}
 	}
+	st.file = ff.scores
 	hits := make([]hit, 0, len(touched))
 	for _, c := range touched {
 		hits = append(hits, hit{chunk: c, score: scores[c]})
 	}
-	return hits, nil
+	return hits, st, nil
+}
+
+// fileFreqs computes each matching file's own BM25F, one query term at a
+// time: term frequencies summed over the file's chunks (a path or title
+// term, repeated in every chunk, counted once), the length its chunks'
+// lengths summed, document frequency counted in files. Whole-file
+// evidence: a file that says more of what was asked, across functions or
+// sections, gains over one lucky chunk.
+type fileFreqs struct {
+	on     bool
+	v      *store.View
+	nFiles float64
+	at     int // the entry of the last posting: postings come in chunk order
+	cur    map[int]*[store.NumFields]float64
+	lens   map[int]float64
+	scores map[string]float64
+}
+
+func newFileFreqs(v *store.View, on bool) *fileFreqs {
+	ff := &fileFreqs{on: on, v: v, at: -1}
+	if on {
+		ff.lens, ff.scores = map[int]float64{}, map[string]float64{}
+		blobs := map[store.SHA]bool{}
+		for _, e := range v.Entries {
+			if e.N > 0 {
+				blobs[e.Blob] = true
+			}
+		}
+		ff.nFiles = float64(len(blobs))
+	}
+	return ff
+}
+
+func (ff *fileFreqs) startTerm() {
+	if ff.on {
+		ff.cur = map[int]*[store.NumFields]float64{}
+	}
+}
+
+func (ff *fileFreqs) add(p store.Posting) {
+	if !ff.on {
+		return
+	}
+	es := ff.v.Entries
+	if ff.at < 0 || p.Chunk < es[ff.at].First || p.Chunk >= es[ff.at].First+es[ff.at].N {
+		ff.at = sort.Search(len(es), func(i int) bool { return es[i].First+es[i].N > p.Chunk })
+		if ff.at == len(es) || es[ff.at].First > p.Chunk {
+			ff.at = -1
+			return
+		}
+	}
+	x := ff.cur[ff.at]
+	if x == nil {
+		x = new([store.NumFields]float64)
+		ff.cur[ff.at] = x
+	}
+	x[store.FieldBody] += float64(p.TF[store.FieldBody])
+	for f := 1; f < store.NumFields; f++ {
+		x[f] = max(x[f], float64(p.TF[f]))
+	}
+}
+
+func (ff *fileFreqs) endTerm(weight float64, lengths *bodyLengths, avgChunk float64) error {
+	if !ff.on || len(ff.cur) == 0 {
+		return nil
+	}
+	df := float64(len(ff.cur))
+	idf := math.Log(1 + (ff.nFiles-df+0.5)/(df+0.5))
+	avgFile := avgChunk * float64(ff.v.Chunks) / max(ff.nFiles, 1)
+	for i, x := range ff.cur {
+		e := &ff.v.Entries[i]
+		fl, ok := ff.lens[i]
+		if !ok {
+			var err error
+			if fl, err = lengths.file(e); err != nil {
+				return err
+			}
+			ff.lens[i] = fl
+		}
+		tf := fieldWeight[store.FieldBody] * x[store.FieldBody] / (1 - b + b*fl/avgFile)
+		for f := 1; f < store.NumFields; f++ {
+			tf += fieldWeight[f] * x[f]
+		}
+		ff.scores[e.Path] += idf * weight * tf * (k1 + 1) / (tf + k1)
+	}
+	return nil
+}
+
+// lexicalStats is what the score stage knows of the query's terms beyond
+// the chunk scores: each found term's IDF and which terms each chunk
+// matched (a bit per term, in query order; terms past the 64th are not
+// counted).
+type lexicalStats struct {
+	// file is each matching file's own BM25F score: the file as one
+	// document (body term counts summed over its chunks, the length its
+	// chunks' lengths summed, document frequency counted in files).
+	file    map[string]float64
+	terms   []coverageTerm
+	total   float64 // sum of the found terms' IDF
+	matched map[uint32]uint64
+}
+
+type coverageTerm struct {
+	term string
+	bit  uint64
+	idf  float64
+}
+
+// coverage is the IDF-weighted share of the query's found terms that
+// mask holds: 1 when all of them are there, less when the rare ones are
+// missing than when the common ones are.
+func (st *lexicalStats) coverage(mask uint64) float64 {
+	if st == nil || st.total <= 0 {
+		return 1
+	}
+	got := 0.0
+	for _, t := range st.terms {
+		if mask&t.bit != 0 {
+			got += t.idf
+		}
+	}
+	return got / st.total
+}
+
+// split names the terms mask holds and those it lacks.
+func (st *lexicalStats) split(mask uint64) (in, out []string) {
+	for _, t := range st.terms {
+		if mask&t.bit != 0 {
+			in = append(in, t.term)
+		} else {
+			out = append(out, t.term)
+		}
+	}
+	return in, out
 }
 
 // sortHits orders hits best first, ties by chunk id (stable output).
@@ -411,13 +588,25 @@ type fileHits struct {
 	score  float64
 	health string // docHealth
 	prior  *Prior // file-kind demotion
+	// The parts of score, for --explain.
+	best, support float64 // best chunk's score; what the next ones add
+	fileBM25      float64 // the whole file's BM25F (lexicalStats.file)
+	cov, bestCov  float64 // query coverage of the file and of its best chunk (-1: not measured)
+	mask          uint64  // query terms the file matched
+	priors        []PriorFactor
+	alsoAt        []string // near-duplicates folded into this file (collapse)
 }
 
 // group gathers chunk hits by file. A file's score is its best chunk's
 // plus a damped share of its next best ones: a document that answers in
 // several sections is more likely the answer than one lucky paragraph
-// (the MaxP/SumP middle ground of passage-level retrieval).
-func group(v *store.View, hits []hit) []*fileHits {
+// (the MaxP/SumP middle ground of passage-level retrieval), plus, in
+// lexical mode, a share of the whole file's own BM25F (fileScores).
+// With cov set, the score is then scaled by the query's coverage: the
+// IDF-weighted share of its terms found anywhere in the file, so a file
+// that has more of what was asked beats one that repeats its common
+// words (Lucene's coordination factor, a soft minimum-should-match).
+func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]float64) []*fileHits {
 	// By entry index, not path: a view's entries are its files, one each.
 	byEntry := make([]*fileHits, len(v.Entries))
 	var files []*fileHits
@@ -428,17 +617,30 @@ func group(v *store.View, hits []hit) []*fileHits {
 		}
 		f := byEntry[i]
 		if f == nil {
-			f = &fileHits{entry: &v.Entries[i]}
+			f = &fileHits{entry: &v.Entries[i], cov: -1, bestCov: -1}
 			byEntry[i] = f
 			files = append(files, f)
 		}
 		f.hits = append(f.hits, h)
+		if cov != nil {
+			f.mask |= cov.matched[h.chunk]
+		}
 	}
 	for _, f := range files {
 		sortHits(f.hits)
-		f.score = f.hits[0].score
+		f.best = f.hits[0].score
 		for i := 1; i < len(f.hits) && i <= fileSupport; i++ {
-			f.score += supportWeight * f.hits[i].score / float64(i)
+			f.support += supportWeight * f.hits[i].score / float64(i)
+		}
+		f.score = f.best + f.support
+		if fs, ok := fileScores[f.entry.Path]; ok {
+			f.fileBM25 = fs
+			f.score += fileWeight * fs
+		}
+		if cov != nil {
+			f.cov = cov.coverage(f.mask)
+			f.bestCov = cov.coverage(cov.matched[f.hits[0].chunk])
+			f.score *= math.Pow(f.cov, coverageExp)
 		}
 	}
 	// Ties keep the order of the files' best hits (as if hits had come
@@ -464,6 +666,17 @@ func group(v *store.View, hits []hit) []*fileHits {
 // otherwise win on a stray literal or a repeated constant name; tests and
 // examples are left alone when the query asks for them.
 //
+// Hub priors (lever "hub"):
+//
+//	spec        a generated API spec (OpenAPI/Swagger in JSON, YAML or a
+//	            generated Go docs file): it repeats every handler's
+//	            summary, so it matches every question about the API
+//	vocabulary  the file holds far more distinct words than files of its
+//	            length do in this repository (a message table, a glossary,
+//	            a dump): an outlier of the index's own Heaps' law fit
+//
+// Each prior is a named factor with its reason in Result.Priors.
+//
 // Path kinds are free and judged for every file; front-matter and
 // content kinds need the blob's metadata, decoded only for the files that
 // could reach the page.
@@ -476,6 +689,7 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 		if w, ok := kindWeight[kind]; ok && w != 1 && !req.NoPriors {
 			f.score *= w
 			f.prior = &Prior{Kind: kind, Weight: w}
+			f.priors = append(f.priors, PriorFactor{Name: kind, Factor: w, Reason: kindReason[kind]})
 		}
 	}
 	for _, f := range files {
@@ -492,7 +706,16 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 		if h := docHealth(m.Meta, req.Now, req.StaleAfter); h != "" {
 			f.health = h
 			if h == HealthDeprecated {
-				f.score *= deprecatedWeight
+				f.factor(PriorFactor{Name: "deprecated", Factor: deprecatedWeight, Reason: "front-matter marks it deprecated"})
+			}
+		}
+		if req.on(LeverHub) {
+			if m.Kind == store.KindAPISpec {
+				f.factor(PriorFactor{Name: "spec", Factor: specWeight, Reason: "generated API spec (OpenAPI/Swagger): it lists every endpoint's summary"})
+			}
+			if z := float64(f.entry.Vocab) / 10; z >= vocabOutlier {
+				f.factor(PriorFactor{Name: "vocabulary", Factor: vocabWeight,
+					Reason: fmt.Sprintf("holds far more distinct words than files of its size here (%.1f deviations above the repository's fit)", z)})
 			}
 		}
 		if f.prior == nil {
@@ -518,6 +741,14 @@ var kindWeight = map[string]float64{
 	chunk.KindGenerated: 1,
 }
 
+// kindReason is the reason Result.Priors gives for a file-kind demotion.
+var kindReason = map[string]string{
+	chunk.KindTest:      "a test or test data: ranks below the code it exercises",
+	chunk.KindExample:   "an example or fixture: ranks below the code it shows",
+	chunk.KindData:      "mostly literal constants: a table, not logic",
+	chunk.KindGenerated: "generated code",
+}
+
 // testWords are query terms that ask for tests or examples.
 var testWords = map[string]bool{
 	"test": true, "tests": true, "testing": true, "测试": true, "用例": true, "单测": true, "单元测试": true,
@@ -535,9 +766,85 @@ func (q *query) asksForTests() bool {
 	return false
 }
 
+// Prior weights: demotions, never exclusions.
+var (
+	specWeight   = 0.4
+	vocabWeight  = 0.5
+	vocabOutlier = 6.0 // robust z-score (median/MAD) of the Heaps' law residual
+)
+
+// factor applies one prior to the file's score and records it.
+func (f *fileHits) factor(p PriorFactor) {
+	f.score *= p.Factor
+	f.priors = append(f.priors, p)
+}
+
+// collapse folds near-duplicate files into the best ranked of them: a
+// spec rendered as JSON, YAML and Go, a rules file copied for several
+// tools, the same blob at two paths. The kept file lists the others
+// (Result.AlsoAt). Near: the MinHash signatures of their analyzed words,
+// computed at index time, estimate a Jaccard similarity of at least
+// nearDuplicate.
+func (s *Searcher) collapse(req Request, files []*fileHits) []*fileHits {
+	if !req.on(LeverDedup) {
+		return files
+	}
+	window := min(len(files), 3*req.K+10)
+	// The same blob at several paths has one set of chunks: its other
+	// paths are its exact duplicates.
+	paths := map[store.SHA][]string{}
+	for _, f := range files[:window] {
+		paths[f.entry.Blob] = nil
+	}
+	for _, e := range req.View.Entries {
+		if ps, ok := paths[e.Blob]; ok {
+			paths[e.Blob] = append(ps, e.Path)
+		}
+	}
+	type kept struct {
+		f   *fileHits
+		sig []byte
+	}
+	var ks []kept
+	out := files[:0:0]
+	for i, f := range files {
+		for _, p := range paths[f.entry.Blob] {
+			if p != f.entry.Path {
+				f.alsoAt = append(f.alsoAt, p)
+			}
+		}
+		if i >= window {
+			out = append(out, f)
+			continue
+		}
+		var sig []byte
+		if m, err := s.blobHead(f.entry.Blob); err == nil {
+			sig = m.MinHash
+		}
+		folded := false
+		for _, k := range ks {
+			if store.MinHashSimilarity(sig, k.sig) >= nearDuplicate {
+				k.f.alsoAt = append(k.f.alsoAt, f.entry.Path)
+				k.f.alsoAt = append(k.f.alsoAt, f.alsoAt...)
+				folded = true
+				break
+			}
+		}
+		if !folded {
+			ks = append(ks, kept{f, sig})
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// nearDuplicate is the estimated Jaccard similarity of two files'
+// vocabularies from which they are one result.
+const nearDuplicate = 0.75
+
 // render takes the first K results from the ranked files (PerFile chunks
 // each, the rest counted) and fills in metadata and snippets.
-func (s *Searcher) render(ctx context.Context, req Request, resp *Response, files []*fileHits, terms []string) error {
+func (s *Searcher) render(ctx context.Context, req Request, resp *Response, files []*fileHits, terms []string, stats *lexicalStats) error {
 	type pick struct {
 		h hit
 		f *fileHits
@@ -569,7 +876,31 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, file
 		r.MoreInFile, r.Health = len(p.f.hits)-min(req.PerFile, len(p.f.hits)), p.f.health
 		r.LexicalRank, r.DenseRank = p.h.lexRank, p.h.denseRank
 		r.Prior = p.f.prior
+		if i == 0 || picked[i-1].f != p.f {
+			r.AlsoAt, r.Priors = p.f.alsoAt, p.f.priors
+			if req.Explain {
+				r.Explain = p.f.explain(stats)
+			}
+		}
 		resp.Results = append(resp.Results, r)
 	}
 	return nil
+}
+
+// explain is the parts of f's score (--explain).
+func (f *fileHits) explain(st *lexicalStats) *Explain {
+	r4 := func(x float64) float64 { return math.Round(x*10000) / 10000 }
+	x := &Explain{BestChunk: r4(f.best), Support: r4(f.support), File: r4(fileWeight * f.fileBM25), Chunks: len(f.hits), Score: r4(f.score), Priors: f.priors}
+	if f.cov >= 0 {
+		x.Coverage, x.BestChunkCoverage = r4(f.cov), r4(f.bestCov)
+		x.CoverageFactor = r4(math.Pow(f.cov, coverageExp))
+	}
+	if st != nil {
+		var mask uint64
+		for _, h := range f.hits {
+			mask |= st.matched[h.chunk]
+		}
+		x.Matched, x.Missing = st.split(mask)
+	}
+	return x
 }

@@ -139,12 +139,13 @@ func (d *DB) BlobHead(pv byte, blob SHA) (*BlobMeta, error) {
 		Meta     map[string]string `json:"meta,omitempty"`
 		Encoding string            `json:"enc,omitempty"`
 		Kind     string            `json:"kind,omitempty"`
+		MinHash  []byte            `json:"mh,omitempty"`
 	}
 	err := d.db.View(func(txn *badger.Txn) error { return getJSON(txn, metaKey(pv, blob), &h) })
 	if err != nil {
 		return nil, fmt.Errorf("metadata of blob %x: %w", blob, err)
 	}
-	return &BlobMeta{Lang: h.Lang, Title: h.Title, Meta: h.Meta, Encoding: h.Encoding, Kind: h.Kind}, nil
+	return &BlobMeta{Lang: h.Lang, Title: h.Title, Meta: h.Meta, Encoding: h.Encoding, Kind: h.Kind, MinHash: h.MinHash}, nil
 }
 
 // Lengths returns the body length of each chunk of a segment.

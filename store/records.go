@@ -77,12 +77,39 @@ type BlobMeta struct {
 	Meta     map[string]string `json:"meta,omitempty"`
 	Encoding string            `json:"enc,omitempty"` // source encoding when not UTF-8 (gb18030)
 	// Kind is what the text says the file is: "generated" or "data" (a
-	// table of literals), "" otherwise (chunk.ContentKind).
+	// table of literals, chunk.ContentKind), KindAPISpec, "" otherwise.
 	Kind   string      `json:"kind,omitempty"`
 	Chunks []ChunkMeta `json:"chunks"`
 	// Secrets lists where secrets were redacted (never their values).
 	Secrets []Redaction `json:"sec,omitempty"`
+	// MinHash signature of the distinct analyzed body terms (MinHashSize
+	// little-endian uint32): near-duplicate files share most values, and
+	// search folds them into one result (SimilarMinHash). nil: too small.
+	MinHash []byte `json:"mh,omitempty"`
 }
+
+// MinHashSize is the number of hash values in BlobMeta.MinHash.
+const MinHashSize = 24
+
+// MinHashSimilarity estimates the Jaccard similarity of the vocabularies
+// behind two MinHash signatures (0 when either is missing).
+func MinHashSimilarity(a, b []byte) float64 {
+	if len(a) != 4*MinHashSize || len(b) != 4*MinHashSize {
+		return 0
+	}
+	same := 0
+	for i := 0; i < len(a); i += 4 {
+		if a[i] == b[i] && a[i+1] == b[i+1] && a[i+2] == b[i+2] && a[i+3] == b[i+3] {
+			same++
+		}
+	}
+	return float64(same) / MinHashSize
+}
+
+// Kinds of BlobMeta.Kind.
+const (
+	KindAPISpec = "api-spec" // OpenAPI/Swagger, in JSON, YAML or a generated Go docs file
+)
 
 // Redaction is one secret replaced by a marker before analysis.
 type Redaction struct {
@@ -96,6 +123,11 @@ type ViewEntry struct {
 	Blob     SHA
 	Seg      uint32
 	First, N uint32
+	// Vocab is how far the file's distinct-word count lies above what
+	// files of its length have in this tree (robust z-score of the Heaps'
+	// law residual, x10, 0 when not above): measured when the view is
+	// built, for the search prior on vocabulary hubs.
+	Vocab uint8
 }
 
 // View is the indexed state of one tree: what BM25 statistics are over.
@@ -115,7 +147,7 @@ type ViewStats struct {
 	Bytes   int64          `json:"bytes"` // bytes of indexed files
 }
 
-const viewVersion = 1
+const viewVersion = 2
 
 func (v *View) encode() []byte {
 	b := []byte{viewVersion}
@@ -139,13 +171,15 @@ func (v *View) encode() []byte {
 		b = binary.AppendUvarint(b, uint64(e.Seg))
 		b = binary.AppendUvarint(b, uint64(e.First))
 		b = binary.AppendUvarint(b, uint64(e.N))
+		b = append(b, e.Vocab)
 	}
 	return b
 }
 
 func decodeView(b []byte) (*View, error) {
 	r := reader{b: b}
-	if ver := r.byte(); ver != viewVersion {
+	ver := r.byte()
+	if ver != 1 && ver != viewVersion {
 		return nil, fmt.Errorf("view record version %d, want %d", ver, viewVersion)
 	}
 	v := &View{}
@@ -175,6 +209,9 @@ func decodeView(b []byte) (*View, error) {
 		e.Seg = uint32(r.uvarint())
 		e.First = uint32(r.uvarint())
 		e.N = uint32(r.uvarint())
+		if ver >= 2 {
+			e.Vocab = r.byte()
+		}
 	}
 	return v, r.err
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,6 +106,7 @@ Examples:
 			&cli.StringFlag{Name: "since", Usage: "only files changed since `DATE` (2026-01-01, \"2 weeks ago\": as git log --since)"},
 			&cli.Float64Flag{Name: "min-score", Usage: "with --rerank, drop results the judge scored below this (0-10)"},
 			&cli.BoolFlag{Name: "related", Usage: "after strong matches, list what they import, what imports them and the definitions they use"},
+			&cli.BoolFlag{Name: "explain", Usage: "show the parts of each result's score: chunk, other chunks, query coverage, priors"},
 			worktreeFlag,
 		}, searchRequestFlags()...),
 		Action: func(c *cli.Context) error {
@@ -123,7 +126,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			req.K, req.PerFile, req.Related = c.Int("n"), c.Int("per-file"), c.Bool("related")
+			req.K, req.PerFile, req.Related, req.Explain = c.Int("n"), c.Int("per-file"), c.Bool("related"), c.Bool("explain")
 			if since := c.String("since"); since != "" {
 				rev := c.String("rev")
 				if rev == "" {
@@ -193,6 +196,7 @@ func searchRequestFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "prf", Usage: "pseudo-relevance feedback: add the words the best matches share, and rank again (RM3)"},
 		&cli.BoolFlag{Name: "no-priors", Usage: "no demotion of tests, examples and data tables (as kb.priors false)"},
 		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
+		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, -file, -hub, -dedup (comma-separated)"},
 	}
 }
 
@@ -210,6 +214,17 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 		return search.Request{}, usagef("--fusion %s: want rrf or dbsf", fusion)
 	}
 	req := search.Request{Query: query, Mode: mode, Fusion: fusion, NoExpand: c.Bool("no-expand"), NoPriors: c.Bool("no-priors"), Feedback: c.Bool("prf")}
+	if r := c.String("ranking"); r != "" {
+		req.Levers = map[string]bool{}
+		for _, l := range strings.Split(r, ",") {
+			l = strings.TrimSpace(l)
+			name := strings.TrimLeft(l, "+-")
+			if _, known := search.Levers[name]; !known || l == name {
+				return search.Request{}, usagef("--ranking %s: want +LEVER or -LEVER, levers: %s", l, strings.Join(slices.Sorted(maps.Keys(search.Levers)), ", "))
+			}
+			req.Levers[name] = l[0] == '+'
+		}
+	}
 	if !c.Bool("literal") {
 		var err error
 		if req.Parsed, err = search.ParseQuery(query); err != nil {
@@ -493,9 +508,39 @@ func printResults(e env, resp *search.Response) {
 		if strings.HasPrefix(r.Citation, "worktree:") {
 			more += "  " + style(e, "36", "[uncommitted]")
 		}
+		for _, p := range r.Priors {
+			if p.Name != "deprecated" { // shown as [deprecated]
+				more += "  " + style(e, "33", fmt.Sprintf("[%s x%g]", p.Name, p.Factor))
+			}
+		}
 		fmt.Fprintf(w, "%2d. %s  L%d-L%d  %s%s\n", r.Rank, style(e, "1", r.Path), r.StartLine, r.EndLine, where, more)
+		if len(r.AlsoAt) > 0 {
+			fmt.Fprintf(w, "    %s\n", style(e, "2", "also at: "+strings.Join(r.AlsoAt, ", ")))
+		}
 		fmt.Fprintf(w, "    %s\n", highlight(e, r.Snippet, r.Highlights))
 		fmt.Fprintf(w, "    %s\n", style(e, "2", r.Citation))
+		if x := r.Explain; x != nil {
+			printExplain(e, x)
+		}
+	}
+}
+
+// printExplain shows the parts of a result's score (--explain).
+func printExplain(e env, x *search.Explain) {
+	w := e.Stdout
+	line := fmt.Sprintf("score %.4g = (best chunk %.4g + %d other chunks %.4g + whole file %.4g)", x.Score, x.BestChunk, x.Chunks-1, x.Support, x.File)
+	if x.CoverageFactor > 0 {
+		line += fmt.Sprintf(" x coverage %.2f (best chunk alone %.2f)", x.CoverageFactor, x.BestChunkCoverage)
+	}
+	for _, p := range x.Priors {
+		line += fmt.Sprintf(" x %s %g", p.Name, p.Factor)
+	}
+	fmt.Fprintf(w, "    %s\n", style(e, "2", line))
+	if len(x.Matched)+len(x.Missing) > 0 {
+		fmt.Fprintf(w, "    %s\n", style(e, "2", fmt.Sprintf("matched: %s; missing: %s", strings.Join(x.Matched, " "), strings.Join(x.Missing, " "))))
+	}
+	for _, p := range x.Priors {
+		fmt.Fprintf(w, "    %s\n", style(e, "2", p.Name+": "+p.Reason))
 	}
 }
 

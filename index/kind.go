@@ -1,0 +1,143 @@
+package index
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"math"
+	"regexp"
+	"sort"
+
+	"github.com/git-kb/git-kb/store"
+)
+
+// What search treats apart is decided here, from the content, never from
+// a repository's file names: a generated API spec is recognised by its
+// version key, whatever it is called and whichever format it is in.
+
+var (
+	// "swagger": "2.0" / "openapi": "3.0.1" in JSON or inside a generated
+	// Go (or other) source file that embeds the JSON.
+	specJSON = regexp.MustCompile(`"(?:swagger|openapi)"\s*:\s*"[23]\.\d`)
+	// swagger: "2.0" / openapi: 3.0.3 at the top level of YAML.
+	specYAML = regexp.MustCompile(`(?m)^(?:swagger|openapi):\s*["']?[23]\.\d`)
+	// A generated spec also has paths with operations.
+	specPaths = regexp.MustCompile(`(?m)"paths"\s*:|^paths:`)
+)
+
+// fileKind classifies a file's content for search (store.BlobMeta.Kind).
+func fileKind(text string) string {
+	if (specJSON.MatchString(text) || specYAML.MatchString(text)) && specPaths.MatchString(text) {
+		return store.KindAPISpec
+	}
+	return ""
+}
+
+// minHash is a MinHash signature of a file's distinct body terms
+// (store.MinHashSize values, each the least of one hash over the terms,
+// little-endian): the share of equal values estimates the Jaccard
+// similarity of two files' vocabularies, so one spec rendered as JSON,
+// YAML and a generated Go file (the same words, a little syntax apart)
+// is seen as one. Too few distinct terms to say: nil.
+func minHash(terms map[string]int) []byte {
+	if len(terms) < minHashMinTerms {
+		return nil
+	}
+	var mins [store.MinHashSize]uint32
+	for i := range mins {
+		mins[i] = math.MaxUint32
+	}
+	h := fnv.New64a()
+	for t := range terms {
+		h.Reset()
+		h.Write([]byte(t))
+		x := h.Sum64()
+		// Kirsch-Mitzenmacher: the i-th hash is h1 + i*h2, from one FNV.
+		h1, h2 := uint32(x), uint32(x>>32)|1
+		for i := range mins {
+			if v := h1 + uint32(i)*h2; v < mins[i] {
+				mins[i] = v
+			}
+		}
+	}
+	out := make([]byte, 0, 4*store.MinHashSize)
+	for _, m := range mins {
+		out = binary.LittleEndian.AppendUint32(out, m)
+	}
+	return out
+}
+
+// minHashMinTerms: below this many distinct words, small files that
+// share boilerplate (a licence header, package clauses) would look alike.
+const minHashMinTerms = 40
+
+// vocabOutliers measures, for each blob of a tree, how far its count of
+// distinct terms lies above what files of its length have in the same
+// tree: a least-squares fit of Heaps' law (log distinct = a + b log
+// length) over the tree's files, then the residual's robust z-score
+// (median and MAD). A message table, a glossary or a schema dump holds a
+// word or two of everything and matches every question weakly; an
+// implementation file of the same length repeats its words. Returned x10
+// and capped at 255; files below the fit or shorter than 50 terms get 0.
+func vocabOutliers(headers map[store.SHA]store.BlobHeader, blobs []store.SHA) map[store.SHA]uint8 {
+	type pt struct {
+		blob store.SHA
+		x, y float64
+	}
+	var pts []pt
+	for _, b := range blobs {
+		h := headers[b]
+		if h.Skip != store.SkipNone || h.FieldLen[store.FieldBody] < 50 || h.UniqueTerm == 0 {
+			continue
+		}
+		pts = append(pts, pt{b, math.Log(float64(h.FieldLen[store.FieldBody])), math.Log(float64(h.UniqueTerm))})
+	}
+	out := map[store.SHA]uint8{}
+	if len(pts) < 20 {
+		return out // too few files to know what is normal here
+	}
+	var mx, my float64
+	for _, p := range pts {
+		mx += p.x
+		my += p.y
+	}
+	mx /= float64(len(pts))
+	my /= float64(len(pts))
+	var sxy, sxx float64
+	for _, p := range pts {
+		sxy += (p.x - mx) * (p.y - my)
+		sxx += (p.x - mx) * (p.x - mx)
+	}
+	if sxx == 0 {
+		return out
+	}
+	slope := sxy / sxx
+	res := make([]float64, len(pts))
+	for i, p := range pts {
+		res[i] = p.y - (my + slope*(p.x-mx))
+	}
+	med := median(res)
+	dev := make([]float64, len(res))
+	for i, r := range res {
+		dev[i] = math.Abs(r - med)
+	}
+	mad := median(dev)
+	if mad == 0 {
+		return out
+	}
+	for i, p := range pts {
+		if z := (res[i] - med) / mad; z > 0 {
+			out[p.blob] = uint8(math.Min(255, math.Round(z*10)))
+		}
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
