@@ -537,7 +537,11 @@ func printExplain(e env, x *search.Explain) {
 	}
 	fmt.Fprintf(w, "    %s\n", style(e, "2", line))
 	if len(x.Matched)+len(x.Missing) > 0 {
-		fmt.Fprintf(w, "    %s\n", style(e, "2", fmt.Sprintf("matched: %s; missing: %s", strings.Join(x.Matched, " "), strings.Join(x.Missing, " "))))
+		terms := "matched: " + strings.Join(x.Matched, " ")
+		if len(x.Missing) > 0 {
+			terms += "; missing: " + strings.Join(x.Missing, " ")
+		}
+		fmt.Fprintf(w, "    %s\n", style(e, "2", terms))
 	}
 	for _, p := range x.Priors {
 		fmt.Fprintf(w, "    %s\n", style(e, "2", p.Name+": "+p.Reason))
