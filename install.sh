@@ -26,12 +26,13 @@ command -v git >/dev/null 2>&1 || { echo "install.sh: git is needed" >&2; exit 1
 version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
 commit=$(git rev-parse HEAD 2>/dev/null || true)
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+exe=git-kb$(go env GOEXE) # git-kb.exe on Windows (Git Bash), for git to find
 mkdir -p "$BIN"
 # -tags ne: leave out gse's own embedded dictionaries (36 MB, incl. Japanese);
 # git-kb embeds the one table it uses (segment/zhdict.txt).
-CGO_ENABLED=0 go build -trimpath -tags ne -ldflags "-s -w -X main.version=$version -X main.commit=$commit -X main.date=$date" -o "$BIN/git-kb.tmp" ./cmd/git-kb
-mv "$BIN/git-kb.tmp" "$BIN/git-kb"
-echo "installed git-kb $version to $BIN/git-kb"
+CGO_ENABLED=0 go build -trimpath -tags ne -ldflags "-s -w -X main.version=$version -X main.commit=$commit -X main.date=$date" -o "$BIN/$exe.tmp" ./cmd/git-kb
+mv -f "$BIN/$exe.tmp" "$BIN/$exe"
+echo "installed git-kb $version to $BIN/$exe"
 
 case ":$PATH:" in
 *":$BIN:"*) echo "try: git kb --help" ;;
