@@ -206,7 +206,8 @@ func (r *Repo) transfer(ctx context.Context, op, remote string, args []string) (
 	cmd.Stderr = &stderr
 	cmd.Stdout = io.Discard
 	// Never stop for a password prompt: a hook or CI has no one to answer.
-	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0")
+	// Progress at once (git waits 2 s by default), for the byte counts.
+	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PROGRESS_DELAY=0")
 	err := cmd.Run()
 	t := parseTransfer(stderr.String())
 	if err != nil {

@@ -198,6 +198,23 @@ func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, err
 		}
 	}
 	res.Present = len(blobs) - len(todo)
+	// Chunk ordinals in the order a fresh local index would give them (the
+	// tree's path order), so ties in ranking break the same way as there.
+	if es, err := repo.ListTree(ctx, gitx.ParseHash(man.Tree)); err == nil {
+		pos := make(map[store.SHA]int, len(es))
+		for i, e := range es {
+			if _, ok := pos[store.SHA(e.Blob)]; !ok {
+				pos[store.SHA(e.Blob)] = i
+			}
+		}
+		at := func(b store.SHA) int {
+			if p, ok := pos[b]; ok {
+				return p
+			}
+			return len(es)
+		}
+		sort.SliceStable(todo, func(i, j int) bool { return at(todo[i]) < at(todo[j]) })
+	}
 	o.progress("checking %d records (%d already in the local index)", len(todo), res.Present)
 
 	// Read and check every record to import, then the vectors.
@@ -261,7 +278,7 @@ func choose(ctx context.Context, repo *gitx.Repo, track string, commit gitx.Hash
 	best, bestDist := "", -1
 	var bestMan *Manifest
 	for _, n := range names {
-		m, err := readManifest(repo, refs[n])
+		m, err := readManifest(ctx, repo, refs[n])
 		if err != nil {
 			continue
 		}

@@ -301,7 +301,7 @@ func previous(ctx context.Context, repo *gitx.Repo, remote, name, secretsFP stri
 		if err != nil {
 			continue
 		}
-		m, err := readManifest(repo, h)
+		m, err := readManifest(ctx, repo, h)
 		if err != nil || compatible(m, secretsFP) != "" {
 			return h, recs, vecs // parent only: history, nothing reused
 		}
@@ -330,8 +330,10 @@ func previous(ctx context.Context, repo *gitx.Repo, remote, name, secretsFP stri
 	return gitx.Hash{}, recs, vecs
 }
 
-func readManifest(repo *gitx.Repo, kbCommit gitx.Hash) (*Manifest, error) {
-	_, b, err := repo.FileAt(kbCommit, "kb.json")
+// readManifest reads kb.json with the git binary: go-git does not see
+// packs fetched after it opened the repository.
+func readManifest(ctx context.Context, repo *gitx.Repo, kbCommit gitx.Hash) (*Manifest, error) {
+	b, err := repo.Show(ctx, kbCommit.String()+":kb.json")
 	if err != nil {
 		return nil, fmt.Errorf("%w: kb.json missing", errCorrupt)
 	}

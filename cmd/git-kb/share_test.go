@@ -30,6 +30,9 @@ func shareSetup(t *testing.T, files map[string]string) (remote, a, b string) {
 	a, b = filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	gittest.Git(t, src, "clone", "-q", remote, a)
 	gittest.Git(t, src, "clone", "-q", remote, b)
+	// Fetched objects stay in packs (as in any real fetch of some size),
+	// which a reader that cached the pack list would miss.
+	gittest.Git(t, b, "config", "fetch.unpackLimit", "1")
 	return remote, a, b
 }
 
