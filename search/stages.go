@@ -784,7 +784,10 @@ func (f *fileHits) factor(p PriorFactor) {
 // tools, the same blob at two paths. The kept file lists the others
 // (Result.AlsoAt). Near: the MinHash signatures of their analyzed words,
 // computed at index time, estimate a Jaccard similarity of at least
-// nearDuplicate.
+// nearDuplicate for files in different formats (renderings of one
+// source), nearCopy for files in the same language: same-language
+// variants (run_linux.go beside run_darwin.go, one config per
+// environment) are each an answer of their own unless nearly copies.
 func (s *Searcher) collapse(req Request, files []*fileHits) []*fileHits {
 	if !req.on(LeverDedup) {
 		return files
@@ -802,8 +805,9 @@ func (s *Searcher) collapse(req Request, files []*fileHits) []*fileHits {
 		}
 	}
 	type kept struct {
-		f   *fileHits
-		sig []byte
+		f    *fileHits
+		sig  []byte
+		lang string
 	}
 	var ks []kept
 	out := files[:0:0]
@@ -818,12 +822,17 @@ func (s *Searcher) collapse(req Request, files []*fileHits) []*fileHits {
 			continue
 		}
 		var sig []byte
+		var lang string
 		if m, err := s.blobHead(f.entry.Blob); err == nil {
-			sig = m.MinHash
+			sig, lang = m.MinHash, m.Lang
 		}
 		folded := false
 		for _, k := range ks {
-			if store.MinHashSimilarity(sig, k.sig) >= nearDuplicate {
+			need := nearDuplicate
+			if lang == k.lang {
+				need = nearCopy
+			}
+			if store.MinHashSimilarity(sig, k.sig) >= need {
 				k.f.alsoAt = append(k.f.alsoAt, f.entry.Path)
 				k.f.alsoAt = append(k.f.alsoAt, f.alsoAt...)
 				folded = true
@@ -831,16 +840,20 @@ func (s *Searcher) collapse(req Request, files []*fileHits) []*fileHits {
 			}
 		}
 		if !folded {
-			ks = append(ks, kept{f, sig})
+			ks = append(ks, kept{f, sig, lang})
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// nearDuplicate is the estimated Jaccard similarity of two files'
-// vocabularies from which they are one result.
-const nearDuplicate = 0.75
+// nearDuplicate and nearCopy are the estimated Jaccard similarities of
+// two files' vocabularies from which they are one result: in different
+// formats, in the same language.
+const (
+	nearDuplicate = 0.75
+	nearCopy      = 0.95
+)
 
 // render takes the first K results from the ranked files (PerFile chunks
 // each, the rest counted) and fills in metadata and snippets.
