@@ -29,6 +29,14 @@ var (
 // first (most specific) ones.
 var maxExpandedWords = 3
 
+// expandNeedPower shapes how fast expansions fade as the user's own
+// words are covered by some chunk (score: need = (1-coverage)^power).
+var expandNeedPower = 1.0
+
+// expandNeedFloor keeps expansions a little weight however well the user's
+// words are covered, so translations can still fill the tail of a page.
+var expandNeedFloor = 0.3
+
 // expandQuery adds to q the cross-lingual words of the query's text, each
 // lighter than the user's own words and never replacing one of them.
 func expandQuery(req Request, q *query) {

@@ -20,6 +20,9 @@ const (
 	feedbackMinDF  = 2   // an added word appears in at least this many of the chunks
 )
 
+// feedbackFrom marks the terms feedback added.
+const feedbackFrom = "(feedback)"
+
 // feedback returns q with RM3 terms from the top hits added, or q itself
 // when there is nothing to learn from.
 func (s *Searcher) feedback(ctx context.Context, req Request, q *query, hits []hit) (*query, error) {
@@ -84,7 +87,7 @@ func (s *Searcher) feedback(ctx context.Context, req Request, q *query, hits []h
 	cs = cs[:min(len(cs), feedbackTerms)]
 	out := &query{terms: append([]queryTerm(nil), q.terms...), scope: q.scope, expansions: q.expansions}
 	for _, c := range cs {
-		out.terms = append(out.terms, queryTerm{term: c.t, weight: feedbackWeight * c.w / cs[0].w, from: "(feedback)"})
+		out.terms = append(out.terms, queryTerm{term: c.t, weight: feedbackWeight * c.w / cs[0].w, from: feedbackFrom})
 	}
 	return out, nil
 }

@@ -236,8 +236,9 @@ type termPostings struct {
 // query term found, its postings restricted to the live, in-scope chunks
 // of the view (and the overlay's), plus what scoring needs of the view.
 type lexicalCandidates struct {
-	lists []termPostings
-	segs  []store.Segment // the view's segments, by first chunk
+	lists  []termPostings
+	absent int             // the user's words found in no live chunk
+	segs   []store.Segment // the view's segments, by first chunk
 }
 
 // lexicalCandidates reads the postings of q's terms.
@@ -293,6 +294,8 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 		}
 		if len(ps) > 0 {
 			out.lists = append(out.lists, termPostings{qt, qi, ps})
+		} else if qt.from == "" {
+			out.absent++
 		}
 	}
 	lap("candidates: postings", t0)
@@ -367,10 +370,11 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 			top = max(top, p.Chunk)
 		}
 	}
-	var scores, dl []float64
+	var scores, exp, cov, dl []float64
+	var seen []bool
 	var touched []uint32
 	if len(c.lists) > 0 {
-		scores, dl = make([]float64, top+1), make([]float64, top+1)
+		scores, exp, cov, dl, seen = make([]float64, top+1), make([]float64, top+1), make([]float64, top+1), make([]float64, top+1), make([]bool, top+1)
 	}
 	// An added word found in many chunks (file, read, get in Go's source)
 	// only adds to chunks something rarer found: on its own it is weak
@@ -388,10 +392,19 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	lists = append(lists, common...)
 	rare := len(lists) - len(common)
 	ff := newFileFreqs(v, req.Mode == ModeLexical && req.on(LeverFile) && fileWeight > 0)
+	// The user's words' idf mass, those the view lacks included: what a
+	// chunk with all of them would cover (for expansions' need, below).
+	total := float64(c.absent) * math.Log(1+(n+0.5)/0.5)
+	expanded := false
 	for li, tp := range lists {
 		df := float64(len(tp.ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		w := idf * tp.term.weight
+		isExp := tp.term.from != "" && tp.term.from != feedbackFrom
+		expanded = expanded || isExp
+		if tp.term.from == "" {
+			total += w
+		}
 		onlyTouched := li >= rare && len(touched) > 0
 		bit := uint64(0)
 		if tp.idx < 64 && tp.term.from == "" { // coverage counts the user's own words
@@ -401,7 +414,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 		}
 		ff.startTerm()
 		for _, p := range tp.ps {
-			if scores[p.Chunk] == 0 {
+			if !seen[p.Chunk] {
 				if onlyTouched {
 					continue
 				}
@@ -409,14 +422,23 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 				if err != nil {
 					return nil, nil, err
 				}
-				dl[p.Chunk] = l
+				seen[p.Chunk], dl[p.Chunk] = true, l
 				touched = append(touched, p.Chunk)
 			}
 			tf := fieldWeight[store.FieldBody] * float64(p.TF[store.FieldBody]) / (1 - b + b*dl[p.Chunk]/avg)
 			for f := 1; f < store.NumFields; f++ {
 				tf += fieldWeight[f] * float64(p.TF[f])
 			}
-			scores[p.Chunk] += w * tf * (k1 + 1) / (tf + k1)
+			sc := w * tf * (k1 + 1) / (tf + k1)
+			switch {
+			case isExp:
+				exp[p.Chunk] += sc
+			case tp.term.from == "":
+				scores[p.Chunk] += sc
+				cov[p.Chunk] += w
+			default:
+				scores[p.Chunk] += sc
+			}
 			if bit != 0 {
 				st.matched[p.Chunk] |= bit
 			}
@@ -424,6 +446,21 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 		}
 		if err := ff.endTerm(tp.term.weight, lengths, avg); err != nil {
 			return nil, nil, err
+		}
+	}
+	// Expansions count as much as the user's own words fail to: when some
+	// chunk has all of them, translations would only reorder what the
+	// user's words already found, so they fall to expandNeedFloor; when
+	// none has any, they count in full. This keeps a result with the
+	// user's words from being pushed out by one with only translations.
+	if expanded && total > 0 {
+		best := 0.0
+		for _, c := range touched {
+			best = max(best, cov[c])
+		}
+		need := max(expandNeedFloor, math.Pow(max(0, 1-best/total), expandNeedPower))
+		for _, c := range touched {
+			scores[c] += need * exp[c]
 		}
 	}
 	st.file = ff.scores
