@@ -292,11 +292,26 @@ func entrySizes(es []store.ViewEntry, inTree map[string]gitx.Entry) map[store.SH
 }
 
 // previous finds the last shared commit of name, the remote's (as last
-// fetched or pushed) before our own, and the records and vectors of its
-// tree, if it was made compatibly.
+// fetched or pushed) before our own, else another view of the remote's,
+// and the records and vectors of its tree, if it was made compatibly.
 func previous(ctx context.Context, repo *gitx.Repo, remote, name, secretsFP string, model *Model) (gitx.Hash, map[store.SHA]gitx.Hash, map[store.SHA]gitx.Hash) {
 	recs, vecs := map[store.SHA]gitx.Hash{}, map[store.SHA]gitx.Hash{}
-	for _, ref := range []string{TrackingPrefix(remote) + name, RefPrefix + name} {
+	cands := []string{TrackingPrefix(remote) + name, RefPrefix + name}
+	// A first push of a name descends from another view the remote has:
+	// git sends what a commit's ancestors lack, so without one it would
+	// send every record again.
+	if others, err := repo.RefsUnder(ctx, TrackingPrefix(remote)); err == nil {
+		var names []string
+		for n := range others {
+			names = append(names, n)
+		}
+		sort.Slice(names, func(i, j int) bool {
+			mi, mj := isMainline(names[i]), isMainline(names[j])
+			return mi && !mj || mi == mj && names[i] < names[j]
+		})
+		cands = append(cands, names...)
+	}
+	for _, ref := range cands {
 		h, err := repo.RevParse(ctx, ref+"^{commit}")
 		if err != nil {
 			continue
@@ -332,6 +347,10 @@ func previous(ctx context.Context, repo *gitx.Repo, remote, name, secretsFP stri
 
 // readManifest reads kb.json with the git binary: go-git does not see
 // packs fetched after it opened the repository.
+func isMainline(ref string) bool {
+	return strings.HasSuffix(ref, "/heads/main") || strings.HasSuffix(ref, "/heads/master")
+}
+
 func readManifest(ctx context.Context, repo *gitx.Repo, kbCommit gitx.Hash) (*Manifest, error) {
 	b, err := repo.Show(ctx, kbCommit.String()+":kb.json")
 	if err != nil {

@@ -436,3 +436,41 @@ func TestHooksPullInTheBackground(t *testing.T) {
 	}
 	sameResults(t, "扩容", searchJSON(t, a, "扩容"), searchJSON(t, b, "扩容"))
 }
+
+func TestPushAllBranchesAndRevs(t *testing.T) {
+	remote, a, _ := shareSetup(t, docs)
+	indexJSON(t, a, "--embed", "off")
+	gittest.Git(t, a, "checkout", "-q", "-b", "feature")
+	gittest.Commit(t, a, "feature work", map[string]string{"docs/feature.md": "# 新功能\n\n灰度发布的开关。\n"})
+	gittest.Git(t, a, "branch", "-q", "unindexed")
+	gittest.Git(t, a, "tag", "v1", "main")
+	indexJSON(t, a, "--embed", "off")
+	var pr share.PushResult
+	kbJSON(t, a, &pr, "push", "--json", "--all-branches")
+	refs := map[string]bool{}
+	for _, v := range pr.Views {
+		refs[v.Ref] = true
+	}
+	// unindexed points at feature's commit, which is indexed: it is pushed
+	// too; nothing is skipped.
+	if !refs["refs/kb/1/heads/main"] || !refs["refs/kb/1/heads/feature"] || !refs["refs/kb/1/heads/unindexed"] || len(pr.Skipped) != 0 {
+		t.Fatalf("--all-branches: %+v skipped %v", refs, pr.Skipped)
+	}
+	kbJSON(t, a, &pr, "push", "--json", "--rev", "v1")
+	// Main's records again, byte for byte: git sends only kb.json, the
+	// root tree and the commit.
+	if len(pr.Views) != 1 || pr.Views[0].Ref != "refs/kb/1/tags/v1" || pr.Objects > 3 {
+		t.Fatalf("--rev v1: %+v, %d objects sent", pr.Views, pr.Objects)
+	}
+	if got := gittest.Git(t, remote, "for-each-ref", "--format=%(refname)", "refs/kb/"); strings.Count(got, "\n") != 3 {
+		t.Fatalf("remote refs:\n%s", got)
+	}
+	gittest.Commit(t, a, "not indexed", map[string]string{"x.md": "# x\n"})
+	if _, errs, code := kb(t, a, "push", "--rev", "HEAD"); code != 1 || !strings.Contains(errs, "not indexed") {
+		t.Fatalf("unindexed HEAD: %d %s", code, errs)
+	}
+	kbJSON(t, a, &pr, "push", "--json", "--all-branches")
+	if len(pr.Skipped) != 1 || pr.Skipped[0] != "feature" {
+		t.Fatalf("skipped: %v", pr.Skipped)
+	}
+}
