@@ -58,7 +58,7 @@ func (req Request) on(lever string) bool {
 
 // fileWeight scales the whole file's BM25F (lexicalStats.file) added to
 // its chunk-based score in lexical mode.
-var fileWeight = 0.25
+var fileWeight = 0.35
 
 var fieldWeight = [store.NumFields]float64{
 	store.FieldBody:    1.0,
