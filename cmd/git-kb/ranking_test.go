@@ -155,10 +155,10 @@ func TestPolarisDevFloor(t *testing.T) {
 		t.Skip("indexes a 900-file repository")
 	}
 	dir := gittest.Clone(t, gittest.CorpusBundle(t, "polaris.bundle"))
-	sets := map[string]float64{filepath.Join("..", "..", "testdata", "eval", "polaris-more.jsonl"): 0.39}
+	sets := map[string]float64{filepath.Join("..", "..", "testdata", "eval", "polaris-more.jsonl"): 0.36}
 	// The shared dev set lives beside the corpora, when they are there.
 	if p := filepath.Join(filepath.Dir(filepath.Dir(gittest.CorpusBundle(t, "polaris.bundle"))), "eval", "polaris-dev.jsonl"); fileExists(p) {
-		sets[p] = 0.52
+		sets[p] = 0.50
 	} else {
 		t.Logf("%s absent: only polaris-more is checked", p)
 	}
