@@ -247,7 +247,7 @@ func hookPull(ctx context.Context, e, quiet env, repo *gitx.Repo) (*index.Stats,
 		fmt.Fprintf(e.Stderr, "%s git kb: pull from %s: %v; indexing locally\n", time.Now().Format(time.RFC3339), remote, friendly(err))
 		return nil, false
 	}
-	fmt.Fprintf(e.Stderr, "%s git kb: pulled %s from %s: %d files imported, %d already here, %d indexed here\n",
+	fmt.Fprintf(e.Stderr, "%s git kb: pulled %s from %s: %d files imported, %d already here, %d analysed here\n",
 		time.Now().Format(time.RFC3339), res.Ref, remote, res.Imported, res.Present, st.BlobsNew)
 	return st, true
 }
