@@ -336,3 +336,21 @@ func (r *Repo) HooksDir(ctx context.Context) (string, error) {
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// Tracked reports whether path (absolute, inside the work tree) is tracked
+// in git's index: what a hook installer must not change unasked.
+func (r *Repo) Tracked(ctx context.Context, path string) bool {
+	if r.WorkTree == "" {
+		return false
+	}
+	rel, err := filepath.Rel(r.WorkTree, path)
+	if err != nil {
+		return false
+	}
+	out, err := r.git(ctx, nil, "ls-files", "-z", "--", filepath.ToSlash(rel))
+	return err == nil && len(out) > 0
+}
+
+// InfoExclude is the repository's per-user ignore file
+// ($GIT_COMMON_DIR/info/exclude).
+func (r *Repo) InfoExclude() string { return filepath.Join(r.CommonDir, "info", "exclude") }
