@@ -58,6 +58,7 @@ type Hook struct {
 	Ours    bool   `json:"installed"`         // our script is in place
 	Chained bool   `json:"chained,omitempty"` // it runs a previous hook first
 	Foreign bool   `json:"foreign,omitempty"` // someone else's hook, not ours
+	Shared  bool   `json:"shared,omitempty"`  // someone else's hook that runs git kb (--shared)
 }
 
 func isOurs(path string) bool {
@@ -78,6 +79,9 @@ func Status(dir string) []Hook {
 		h := Hook{Name: n, Path: p, Ours: isOurs(p)}
 		h.Chained = h.Ours && exists(p+ChainSuffix)
 		h.Foreign = !h.Ours && exists(p)
+		if b, err := os.ReadFile(p); err == nil && !h.Ours && bytes.Contains(b, []byte("git kb hooks run")) {
+			h.Shared, h.Foreign = true, false
+		}
 		out = append(out, h)
 	}
 	return out
@@ -145,19 +149,52 @@ func Uninstall(dir string) ([]string, error) {
 	for _, n := range Names {
 		p := filepath.Join(dir, n)
 		switch {
-		case isOurs(p) && exists(p+ChainSuffix):
-			if err := os.Rename(p+ChainSuffix, p); err != nil {
-				return did, err
-			}
-			did = append(did, n+": removed, previous hook restored")
 		case isOurs(p):
-			if err := os.Remove(p); err != nil {
+			d, err := removeOurs(p)
+			if err != nil {
 				return did, err
 			}
-			did = append(did, n+": removed")
+			did = append(did, n+": "+d)
+		case !isOurs(p) && isOurs(p+".legacy"):
+			// `pre-commit install` moved ours to <name>.legacy and runs it from its own hook.
+			if err := os.Remove(p + ".legacy"); err != nil {
+				return did, err
+			}
+			did = append(did, n+": removed "+n+".legacy (ours, run by pre-commit's hook)")
+		case exists(p) && exists(p+ChainSuffix) && sameFile(p, p+ChainSuffix):
+			// A manager (husky 9) rewrote our hook with its own, which is
+			// what we had chained: the chained copy is a leftover.
+			if err := os.Remove(p + ChainSuffix); err != nil {
+				return did, err
+			}
+			did = append(did, n+": removed the leftover "+n+ChainSuffix)
 		case exists(p):
 			did = append(did, n+": not ours, left alone")
 		}
 	}
 	return did, nil
+}
+
+func sameFile(a, b string) bool {
+	x, err1 := os.ReadFile(a)
+	y, err2 := os.ReadFile(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// removeOurs removes our hook at p, putting back the hook it chained;
+// "" if p is not ours.
+func removeOurs(p string) (string, error) {
+	switch {
+	case isOurs(p) && exists(p+ChainSuffix):
+		if err := os.Rename(p+ChainSuffix, p); err != nil {
+			return "", err
+		}
+		return "removed, previous hook restored", nil
+	case isOurs(p):
+		if err := os.Remove(p); err != nil {
+			return "", err
+		}
+		return "removed", nil
+	}
+	return "", nil
 }
