@@ -152,12 +152,20 @@ or the file is left out of the index with a .kbignore line.`,
 			}
 			if dir, err := repo.HooksDir(c.Context); err == nil {
 				installed := 0
+				dir = hooks.Detect(dir, repo.WorkTree).Dir
+				in := hooks.ReadInstalled(repo.KBDir())
+				var gone []string
+				if in != nil {
+					gone = in.Missing()
+				}
 				for _, h := range hooks.Status(dir) {
-					if h.Ours {
+					if h.Ours || h.Shared {
 						installed++
 					}
 				}
 				switch last := hooks.ReadLast(repo.KBDir()); {
+				case len(gone) > 0:
+					checks = append(checks, index.Check{Name: "hooks", Status: "warn", Detail: fmt.Sprintf("installed %s, now gone (%s): a hook manager may have regenerated its folder; the index no longer follows commits", in.At.Local().Format("2006-01-02"), strings.Join(gone, ", ")), Fix: "run: git kb hooks install"})
 				case installed == 0:
 					checks = append(checks, index.Check{Name: "hooks", Status: "ok", Detail: "not installed: the index follows HEAD only when you search or index", Fix: "optional: git kb hooks install"})
 				case installed < len(hooks.Names):

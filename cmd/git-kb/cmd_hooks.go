@@ -39,13 +39,22 @@ Hooks go where git looks for them: core.hooksPath if set, else the common
 git dir (shared by all worktrees). A hook that is already there is kept,
 renamed to <name>.pre-git-kb, and run first with the same arguments and
 stdin; its exit status is what git sees. Installing twice changes nothing;
-'git kb hooks uninstall' removes only our hooks and restores the others.`,
+'git kb hooks uninstall' removes only our hooks and restores the others.
+
+With a hook manager, install goes where the manager keeps it and changes no
+tracked file: husky 9 and a core.hooksPath folder in the work tree get
+untracked hooks listed in .git/info/exclude (a tracked team hook is left
+alone; --shared adds one line, with no machine path, for the team to
+commit); lefthook gets lefthook-local.yml and 'lefthook install'; the
+pre-commit framework keeps ours as <name>.legacy and runs them. If the
+hooks vanish later, search and status say so once and doctor warns.`,
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
-				Usage: "install the hooks (chaining any existing ones)",
+				Usage: "install the hooks (chaining any existing ones; per-user unless --shared)",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "shared", Usage: "add one line, with no machine path, to the team's tracked hook files (husky, a core.hooksPath folder) for the team to commit"}},
 				Action: func(c *cli.Context) error {
-					_, dir, err := hooksDir(c)
+					repo, dir, err := hooksDir(c)
 					if err != nil {
 						return err
 					}
@@ -56,32 +65,108 @@ stdin; its exit status is what git sees. Installing twice changes nothing;
 					if exe, err = filepath.EvalSymlinks(exe); err != nil {
 						return err
 					}
-					did, err := hooks.Install(dir, exe)
+					s := hooks.Detect(dir, repo.WorkTree)
+					in := &hooks.Installed{At: time.Now().UTC(), Kind: s.Kind}
+					if prev := hooks.ReadInstalled(repo.KBDir()); prev != nil {
+						in.Exclude, in.ExclIn = prev.Exclude, prev.ExclIn // replaced, not added twice
+					}
+					var did []string
+					switch s.Kind {
+					case hooks.KindHusky, hooks.KindTeam:
+						if s.Kind == hooks.KindHusky {
+							// An older git-kb wrote into husky's _ folder: take that out.
+							d, err := hooks.Uninstall(s.HooksDir)
+							if err != nil {
+								return err
+							}
+							for _, x := range d {
+								if !strings.Contains(x, "not ours") {
+									did = append(did, x)
+								}
+							}
+						}
+						var d []string
+						d, err = hooks.InstallTeam(s, hooks.TeamOptions{
+							Exe: exe, Shared: c.Bool("shared"), Exclude: repo.InfoExclude(),
+							Tracked: func(p string) bool { return repo.Tracked(c.Context, p) },
+						}, in)
+						did = append(did, d...)
+					case hooks.KindLefthook:
+						if c.Bool("shared") {
+							return usagef("with lefthook, share the hooks by adding them to lefthook.yml; 'git kb hooks install' prints the lines (in lefthook-local.yml)")
+						}
+						// Ours in .git/hooks (an earlier install) would be moved aside by lefthook.
+						if _, err := hooks.Uninstall(dir); err != nil {
+							return err
+						}
+						did, err = hooks.InstallLefthook(s, exe, repo.InfoExclude(), in)
+					default:
+						if c.Bool("shared") {
+							return usagef("--shared adds a line to hook files kept in the work tree (husky, core.hooksPath); here git runs hooks from %s, which is per-user already", dir)
+						}
+						did, err = hooks.Install(dir, exe)
+						for _, n := range hooks.Names {
+							in.Scripts = append(in.Scripts, filepath.Join(dir, n))
+						}
+					}
 					for _, d := range did {
 						fmt.Fprintln(e.Stdout, d)
 					}
-					if err == nil {
-						fmt.Fprintf(e.Stdout, "hooks in %s; the index of HEAD now follows checkout, commit, merge, pull and rebase\n", dir)
+					if err != nil {
+						return err
 					}
-					return err
+					if err := hooks.WriteInstalled(repo.KBDir(), in); err != nil {
+						return err
+					}
+					switch s.Kind {
+					case hooks.KindHusky:
+						fmt.Fprintf(e.Stdout, "husky: hooks in %s, which husky runs and never regenerates; git status is unchanged\n", s.Dir)
+					case hooks.KindTeam:
+						fmt.Fprintf(e.Stdout, "core.hooksPath is %s, in the work tree\n", s.Dir)
+					case hooks.KindPreCommit:
+						fmt.Fprintf(e.Stdout, "pre-commit: our hooks keep working after 'pre-commit install' (it keeps them as <hook>.legacy and runs them). To share them with the team, add to .pre-commit-config.yaml:\n%s", preCommitSnippet)
+					case hooks.KindLefthook:
+						fmt.Fprintln(e.Stdout, "lefthook: the hooks are in lefthook-local.yml, so 'lefthook install' keeps them; git status is unchanged")
+					default:
+						fmt.Fprintf(e.Stdout, "hooks in %s\n", dir)
+					}
+					fmt.Fprintln(e.Stdout, "the index of HEAD now follows checkout, commit, merge, pull and rebase")
+					return nil
 				},
 			},
 			{
 				Name:  "uninstall",
-				Usage: "remove our hooks and restore the ones they chained",
+				Usage: "remove our hooks and lines, restoring the files they changed",
 				Action: func(c *cli.Context) error {
-					_, dir, err := hooksDir(c)
+					repo, dir, err := hooksDir(c)
 					if err != nil {
 						return err
 					}
-					did, err := hooks.Uninstall(dir)
-					for _, d := range did {
-						fmt.Fprintln(e.Stdout, d)
+					var did []string
+					if in := hooks.ReadInstalled(repo.KBDir()); in != nil {
+						if did, err = hooks.UninstallRecorded(in); err != nil {
+							return err
+						}
 					}
-					if err == nil && len(did) == 0 {
+					d, err := hooks.Uninstall(dir)
+					for _, x := range d {
+						if !strings.Contains(x, "not ours") || len(did) == 0 {
+							did = append(did, x)
+						}
+					}
+					for _, x := range did {
+						fmt.Fprintln(e.Stdout, x)
+					}
+					if err != nil {
+						return err
+					}
+					if err := hooks.WriteInstalled(repo.KBDir(), nil); err != nil {
+						return err
+					}
+					if len(did) == 0 {
 						fmt.Fprintf(e.Stdout, "no git kb hooks in %s\n", dir)
 					}
-					return err
+					return nil
 				},
 			},
 			{
@@ -93,16 +178,26 @@ stdin; its exit status is what git sees. Installing twice changes nothing;
 					if err != nil {
 						return err
 					}
+					setup := hooks.Detect(dir, repo.WorkTree)
+					var missing []string
+					if in := hooks.ReadInstalled(repo.KBDir()); in != nil {
+						missing = in.Missing()
+					}
 					st := struct {
-						Dir   string       `json:"dir"`
-						Hooks []hooks.Hook `json:"hooks"`
-						Last  *hooks.Last  `json:"last_run"`
-						Log   string       `json:"log"`
-					}{dir, hooks.Status(dir), hooks.ReadLast(repo.KBDir()), filepath.Join(repo.KBDir(), hooks.LogFile)}
+						Dir     string       `json:"dir"`
+						Kind    string       `json:"kind"`
+						Hooks   []hooks.Hook `json:"hooks"`
+						Missing []string     `json:"missing,omitempty"`
+						Last    *hooks.Last  `json:"last_run"`
+						Log     string       `json:"log"`
+					}{setup.Dir, setup.Kind, hooks.Status(setup.Dir), missing, hooks.ReadLast(repo.KBDir()), filepath.Join(repo.KBDir(), hooks.LogFile)}
 					if c.Bool("json") {
 						return writeJSON(e.Stdout, st)
 					}
-					fmt.Fprintf(e.Stdout, "hooks dir: %s\n", dir)
+					fmt.Fprintf(e.Stdout, "hooks dir: %s (%s)\n", st.Dir, st.Kind)
+					for _, m := range missing {
+						fmt.Fprintf(e.Stdout, "  GONE: %s (installed, then removed; run: git kb hooks install)\n", m)
+					}
 					for _, h := range st.Hooks {
 						state := "not installed"
 						switch {
@@ -110,6 +205,8 @@ stdin; its exit status is what git sees. Installing twice changes nothing;
 							state = "installed, runs " + h.Name + hooks.ChainSuffix + " first"
 						case h.Ours:
 							state = "installed"
+						case h.Shared:
+							state = "installed (the team's hook runs git kb)"
 						case h.Foreign:
 							state = "not installed (someone else's hook is there; install chains it)"
 						}
@@ -250,4 +347,33 @@ func hookPull(ctx context.Context, e, quiet env, repo *gitx.Repo) (*index.Stats,
 	fmt.Fprintf(e.Stderr, "%s git kb: pulled %s from %s: %d files imported, %d already here, %d analysed here\n",
 		time.Now().Format(time.RFC3339), res.Ref, remote, res.Imported, res.Present, st.BlobsNew)
 	return st, true
+}
+
+// preCommitSnippet is the pre-commit framework's way to run git kb from
+// the team's .pre-commit-config.yaml.
+const preCommitSnippet = `  - repo: local
+    hooks:
+      - id: git-kb
+        name: git kb index
+        entry: git kb hooks run post-commit
+        language: system
+        always_run: true
+        pass_filenames: false
+        stages: [post-checkout, post-commit, post-merge, post-rewrite]
+`
+
+// noticeGoneHooks says once, in one line on stderr, that hooks installed
+// here have disappeared (a hook manager regenerated its folder).
+func noticeGoneHooks(e env, repo *gitx.Repo) {
+	in := hooks.ReadInstalled(repo.KBDir())
+	if in == nil || !in.Noticed.IsZero() {
+		return
+	}
+	gone := in.Missing()
+	if len(gone) == 0 {
+		return
+	}
+	fmt.Fprintf(e.Stderr, "git kb: the hooks installed %s are gone (%s): the index no longer follows commits; put them back: git kb hooks install\n", in.At.Local().Format("2006-01-02"), gone[0])
+	in.Noticed = time.Now().UTC()
+	hooks.WriteInstalled(repo.KBDir(), in)
 }

@@ -121,6 +121,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			noticeGoneHooks(e, repo)
 			quiet := c.Bool("quiet")
 			req, err := searchRequest(c, query)
 			if err != nil {

@@ -18,6 +18,7 @@ func statusCommand(e env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			noticeGoneHooks(e, repo)
 			cfg, emb, err := configuredEmbedder(c.Context, e, repo)
 			if err != nil {
 				return err
