@@ -33,7 +33,12 @@ type EmbedConfig struct {
 	MaxRetries  int           // on 429, 5xx and timeouts (default 5)
 	// RetryBase is the first backoff (default 500ms); it doubles per retry,
 	// with full jitter, capped at 30s.
-	RetryBase  time.Duration
+	RetryBase time.Duration
+	// FailFast is for query time: no retry when nothing answers at the
+	// address (connection refused, unknown host), where retrying only
+	// delays the lexical answer. Indexing leaves it off and keeps its
+	// patient retries.
+	FailFast   bool
 	HTTPClient *http.Client
 }
 
@@ -172,7 +177,7 @@ func (e *OpenAIEmbedder) batch(ctx context.Context, texts []string) ([][]float32
 			return nil, ctx.Err()
 		}
 		retry, msg := classify(err, "kb.embed")
-		if !retry {
+		if !retry || e.cfg.FailFast && Unreachable(err) {
 			return nil, fmt.Errorf("embedding endpoint %s: %s", e.cfg.BaseURL, msg)
 		}
 		if attempt >= e.cfg.MaxRetries {
@@ -184,7 +189,8 @@ func (e *OpenAIEmbedder) batch(ctx context.Context, texts []string) ([][]float32
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			// Say what went wrong before the caller's deadline came.
+			return nil, fmt.Errorf("embedding endpoint %s: %s (%w while waiting to retry)", e.cfg.BaseURL, msg, ctx.Err())
 		case <-time.After(wait):
 		}
 	}

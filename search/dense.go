@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/git-kb/git-kb/ann"
 	"github.com/git-kb/git-kb/llm"
@@ -26,6 +27,13 @@ type Dense struct {
 	QueryCacheDir string
 	// Cache, if set, keeps decoded tables (and graphs) between searches.
 	Cache *VectorCache
+	// QueryTimeout bounds embedding one query, retries included (0: none).
+	// Past it the answer is lexical: a slow endpoint must not make a slow
+	// search.
+	QueryTimeout time.Duration
+	// Breaker, if set, skips a remote embedder that failed recently, so a
+	// dead endpoint costs one timeout per cooldown, not one per query.
+	Breaker *llm.Breaker
 }
 
 // denseResult is what the vector side found.
@@ -101,6 +109,15 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	}
 	var q []float32
 	if err := lap("embed query", func() error {
+		if req.qv != nil {
+			select {
+			case <-req.qv.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			q, err = req.qv.vec, req.qv.err
+			return err
+		}
 		// A secret pasted into the query stays on this machine too.
 		q, err = s.queryVector(ctx, s.Secrets.RedactText("", req.Query))
 		return err
@@ -149,6 +166,22 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	return res, nil
 }
 
+// queryFuture is a query vector being computed.
+type queryFuture struct {
+	done chan struct{}
+	vec  []float32
+	err  error
+}
+
+func (s *Searcher) prefetchQueryVector(ctx context.Context, query string) *queryFuture {
+	f := &queryFuture{done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		f.vec, f.err = s.queryVector(ctx, query)
+	}()
+	return f
+}
+
 // queryVector embeds the query, through the file cache for remote models.
 func (s *Searcher) queryVector(ctx context.Context, query string) ([]float32, error) {
 	d := s.Dense
@@ -164,7 +197,7 @@ func (s *Searcher) queryVector(ctx context.Context, query string) ([]float32, er
 			return v, nil
 		}
 	}
-	vs, err := d.Embedder.Embed(ctx, []string{query})
+	vs, err := d.embedQuery(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +218,44 @@ func (s *Searcher) queryVector(ctx context.Context, query string) ([]float32, er
 		}
 	}
 	return vs[0], nil
+}
+
+// embedQuery calls the embedder within the query budget, unless the
+// breaker says the endpoint failed moments ago; failures open the breaker.
+func (d *Dense) embedQuery(ctx context.Context, query string) ([][]float32, error) {
+	remote := !d.Embedder.Local()
+	if remote {
+		if err := d.Breaker.Check(); err != nil {
+			return nil, fmt.Errorf("the embedding endpoint is %w", err)
+		}
+	}
+	qctx := ctx
+	if d.QueryTimeout > 0 {
+		var cancel context.CancelFunc
+		qctx, cancel = context.WithTimeout(ctx, d.QueryTimeout)
+		defer cancel()
+	}
+	vs, err := d.Embedder.Embed(qctx, []string{query})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the user gave up; not the endpoint's fault
+		}
+		if qctx.Err() != nil {
+			why := ""
+			if err.Error() != context.DeadlineExceeded.Error() {
+				why = ": " + err.Error()
+			}
+			err = fmt.Errorf("no query vector within %s (kb.embed.queryTimeoutMs)%s", d.QueryTimeout, why)
+		}
+		if remote {
+			d.Breaker.Fail(err)
+		}
+		return nil, err
+	}
+	if remote {
+		d.Breaker.Ok()
+	}
+	return vs, nil
 }
 
 // Fusion methods.

@@ -108,6 +108,7 @@ type Request struct {
 	// Overlay, if set, is searched on top of View (--worktree).
 	Overlay *Overlay
 	ov      *overlayIndex // Overlay numbered into View (applyOverlay)
+	qv      *queryFuture  // the query vector, embedded while lexical retrieval runs
 }
 
 // Doc health values of Result.Health.

@@ -44,6 +44,12 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		return resp, nil
 	}
 	req = withDefaults(req, s.Dense != nil)
+	if req.Mode != ModeLexical && s.Dense != nil && !s.Dense.Embedder.Local() {
+		// Embed the query while the lexical side runs: a slow or dead
+		// endpoint then costs max(lexical, budget), not their sum.
+		// A secret pasted into the query stays on this machine too.
+		req.qv = s.prefetchQueryVector(ctx, s.Secrets.RedactText("", req.Query))
+	}
 	resp := newResponse(req)
 	if err := s.applyOverlay(&req, resp); err != nil {
 		return nil, err

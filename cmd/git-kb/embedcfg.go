@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -22,7 +23,22 @@ type embedConfig struct {
 	Open     llm.EmbedConfig
 	HashDims int
 	GraphMin int
+	// QueryTimeout is kb.embed.queryTimeoutMs: the budget for embedding
+	// one query (default 1.5 s); Cooldown is kb.embed.cooldown: how long
+	// search skips an endpoint after it failed (default 60 s).
+	QueryTimeout, Cooldown time.Duration
 }
+
+// Query-time defaults: a search with a dead embedder answers lexically in
+// about the time a lexical search takes, and tries the endpoint again a
+// minute later.
+const (
+	defaultQueryTimeout = 1500 * time.Millisecond
+	defaultCooldown     = 60 * time.Second
+)
+
+// breakerFile is the circuit breaker's state under .git/kb.
+const breakerFile = "embed-breaker.json"
 
 // readEmbedConfig reads kb.embed.*. The API key comes from the
 // environment only (GIT_KB_API_KEY, else OPENAI_API_KEY): keys do not
@@ -32,7 +48,7 @@ func readEmbedConfig(ctx context.Context, e env, repo *gitx.Repo) (*embedConfig,
 	if err != nil {
 		return nil, err
 	}
-	c := &embedConfig{HashDims: llm.DefaultHashDims}
+	c := &embedConfig{HashDims: llm.DefaultHashDims, QueryTimeout: defaultQueryTimeout, Cooldown: defaultCooldown}
 	c.Open.BaseURL = kv["kb.embed.baseurl"]
 	c.Open.Model = kv["kb.embed.model"]
 	c.Open.APIKey = e.getenv("GIT_KB_API_KEY")
@@ -58,7 +74,7 @@ func readEmbedConfig(ctx context.Context, e env, repo *gitx.Repo) (*embedConfig,
 			*x.dst = n
 		}
 	}
-	for key, dst := range map[string]*time.Duration{"kb.embed.throttlems": &c.Open.Throttle, "kb.embed.timeoutms": &c.Open.Timeout} {
+	for key, dst := range map[string]*time.Duration{"kb.embed.throttlems": &c.Open.Throttle, "kb.embed.timeoutms": &c.Open.Timeout, "kb.embed.querytimeoutms": &c.QueryTimeout} {
 		if v, ok := kv[key]; ok {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 0 {
@@ -66,6 +82,13 @@ func readEmbedConfig(ctx context.Context, e env, repo *gitx.Repo) (*embedConfig,
 			}
 			*dst = time.Duration(n) * time.Millisecond
 		}
+	}
+	if v, ok := kv["kb.embed.cooldown"]; ok {
+		d, err := parseSeconds(v)
+		if err != nil {
+			return nil, fmt.Errorf("git config kb.embed.cooldown = %q: %w", v, err)
+		}
+		c.Cooldown = d
 	}
 	c.Provider = strings.ToLower(strings.TrimSpace(kv["kb.embed.provider"]))
 	switch c.Provider {
@@ -104,13 +127,39 @@ func (c *embedConfig) embedder(forIndex bool) (llm.Embedder, error) {
 	return nil, nil
 }
 
+// parseSeconds reads a duration as Go writes it (90s, 2m) or a number of
+// seconds; 0 turns the thing off.
+func parseSeconds(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, errors.New("want a duration like 60s or 5m, or 0 for never")
+	}
+	return d, nil
+}
+
 // denseFor builds the search side of dense retrieval, or nil when off.
+// The query embedder fails fast: no retry when nothing answers, the whole
+// call within kb.embed.queryTimeoutMs, and a breaker under .git/kb that
+// skips the endpoint for kb.embed.cooldown after it failed.
 func denseFor(c *embedConfig, repo *gitx.Repo) (*search.Dense, error) {
-	emb, err := c.embedder(false)
+	q := *c
+	q.Open.FailFast = true
+	if q.QueryTimeout > 0 && (q.Open.Timeout <= 0 || q.Open.Timeout > q.QueryTimeout) {
+		q.Open.Timeout = q.QueryTimeout
+	}
+	emb, err := q.embedder(false)
 	if err != nil || emb == nil {
 		return nil, err
 	}
-	return &search.Dense{Embedder: emb, Model: index.ModelKey(emb), QueryCacheDir: filepath.Join(repo.KBDir(), "cache", "query")}, nil
+	return &search.Dense{
+		Embedder: emb, Model: index.ModelKey(emb), QueryCacheDir: filepath.Join(repo.KBDir(), "cache", "query"),
+		QueryTimeout: c.QueryTimeout,
+		Breaker:      &llm.Breaker{Path: filepath.Join(repo.KBDir(), breakerFile), Key: c.Open.BaseURL + " " + c.Open.Model, Cooldown: c.Cooldown},
+	}, nil
 }
 
 // configuredEmbedder reads kb.embed.* and builds the query-side embedder
