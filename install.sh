@@ -34,6 +34,14 @@ CGO_ENABLED=0 go build -trimpath -tags ne -ldflags "-s -w -X main.version=$versi
 mv -f "$BIN/$exe.tmp" "$BIN/$exe"
 echo "installed git-kb $version to $BIN/$exe"
 
+# Man pages, written by the binary from its own command definitions, where
+# man looks for this prefix (as git-lfs does): `git kb --help` and
+# `git help kb` run `man git-kb`.
+MAN="$PREFIX/share/man/man1"
+mkdir -p "$MAN"
+"$BIN/git-kb" man-pages "$MAN" >/dev/null
+echo "installed man pages to $MAN (git-kb.1, git-kb-COMMAND.1)"
+
 case ":$PATH:" in
 *":$BIN:"*) echo "try: git kb --help" ;;
 *)
@@ -41,3 +49,12 @@ case ":$PATH:" in
 	echo "  export PATH=\"$BIN:\$PATH\""
 	;;
 esac
+if command -v man >/dev/null 2>&1; then
+	# man-db finds PREFIX/share/man for a PREFIX/bin on PATH; say so if not.
+	if [ "$(PATH="$BIN:$PATH" man -w git-kb 2>/dev/null)" != "$MAN/git-kb.1" ]; then
+		echo "$PREFIX/share/man is not on your man path; add it, e.g. in ~/.profile:"
+		echo "  export MANPATH=\"$PREFIX/share/man:\$(manpath 2>/dev/null)\""
+	fi
+else
+	echo "man is not installed: git kb help COMMAND shows the same help"
+fi

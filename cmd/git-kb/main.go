@@ -76,7 +76,10 @@ func isTTY(f *os.File) bool {
 
 func run(ctx context.Context, args []string, e env) int {
 	app := newApp(e)
-	err := app.RunContext(ctx, args)
+	args, err := helpArgs(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, args)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -107,7 +110,8 @@ Chinese text is segmented into words (gse), code identifiers are split
 (retryCount -> retry, count), and every result cites an immutable place:
 <commit>:<path>#L<start>-L<end>, readable later with 'git kb show'.
 
-Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on first use)`,
+Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on first use)
+Help on a command:  git kb help COMMAND, git kb COMMAND --help, man git-kb-COMMAND`,
 		HideHelpCommand:      true,
 		EnableBashCompletion: true,
 		Commands: []*cli.Command{
@@ -127,6 +131,7 @@ Start with:  git kb search "发布失败后如何回滚"   (indexes HEAD on firs
 			pushCommand(e),
 			pullCommand(e),
 			shareCommand(e),
+			manPagesCommand(e, func() *cli.App { return newApp(e) }),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() maps errors to exit codes
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {

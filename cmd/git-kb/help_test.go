@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// commandPaths lists every visible command as its words (hooks install).
+func commandPaths(cmds []*cli.Command, prefix []string) [][]string {
+	var out [][]string
+	for _, c := range visible(cmds) {
+		p := append(append([]string(nil), prefix...), c.Name)
+		out = append(out, p)
+		out = append(out, commandPaths(c.Subcommands, p)...)
+	}
+	return out
+}
+
+func findCommand(cmds []*cli.Command, path []string) *cli.Command {
+	var c *cli.Command
+	for _, name := range path {
+		c = nil
+		for _, x := range cmds {
+			if x.Name == name {
+				c = x
+			}
+		}
+		if c == nil {
+			return nil
+		}
+		cmds = c.Subcommands
+	}
+	return c
+}
+
+// TestHelpEveryCommand: git kb help, git kb help CMD [SUB] and
+// git kb CMD [SUB] --help all print the command's help with exit 0.
+func TestHelpEveryCommand(t *testing.T) {
+	dir := t.TempDir() // help needs no repository
+	app := newApp(env{})
+	out, errs, code := kb(t, dir, "help")
+	if code != exitOK || errs != "" {
+		t.Fatalf("git kb help: exit %d %q", code, errs)
+	}
+	paths := commandPaths(app.Commands, nil)
+	for _, p := range paths {
+		if len(p) == 1 && !strings.Contains(out, "   "+p[0]) {
+			t.Errorf("git kb help does not list %s", p[0])
+		}
+	}
+	if len(paths) < 12 {
+		t.Fatalf("only %d commands found", len(paths))
+	}
+	for _, p := range paths {
+		c := findCommand(app.Commands, p)
+		for _, args := range [][]string{append([]string{"help"}, p...), append(append([]string(nil), p...), "--help")} {
+			out, errs, code := kb(t, dir, args...)
+			if code != exitOK || !strings.Contains(out, "git kb "+strings.Join(p, " ")+" - "+c.Usage) {
+				t.Errorf("%v: exit %d %q\n%s", args, code, errs, out)
+			}
+		}
+	}
+	for _, bad := range [][]string{{"help", "nope"}, {"help", "hooks", "nope"}} {
+		if _, errs, code := kb(t, dir, bad...); code != exitUsage || !strings.Contains(errs, "no help topic") {
+			t.Errorf("%v: exit %d %q", bad, code, errs)
+		}
+	}
+}
+
+// TestManPages: a page for git-kb and each command, each a man(7) page
+// with its name, synopsis, description and every flag, and (where groff is
+// installed) one that groff formats without a warning.
+func TestManPages(t *testing.T) {
+	app := newApp(env{})
+	dir := t.TempDir()
+	out, errs, code := kb(t, dir, "man-pages", filepath.Join(dir, "man1"))
+	if code != exitOK {
+		t.Fatalf("man-pages: exit %d %s", code, errs)
+	}
+	paths := commandPaths(app.Commands, nil)
+	if !strings.Contains(out, "wrote") {
+		t.Errorf("man-pages said %q", out)
+	}
+	groff, _ := exec.LookPath("groff")
+	check := func(name string, flags []cli.Flag) {
+		data, err := os.ReadFile(filepath.Join(dir, "man1", name+".1"))
+		if err != nil {
+			t.Errorf("no page for %s: %v", name, err)
+			return
+		}
+		page := string(data)
+		for _, want := range []string{".TH " + name + " 1", ".SH NAME", name + ` \- `, ".SH SYNOPSIS", ".SH DESCRIPTION"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s.1 lacks %q", name, want)
+			}
+		}
+		for _, f := range flags {
+			if !strings.Contains(page, `\-\-`+f.Names()[0]) && !strings.Contains(page, "--"+f.Names()[0]) {
+				t.Errorf("%s.1 does not document --%s", name, f.Names()[0])
+			}
+		}
+		if groff != "" {
+			cmd := exec.Command(groff, "-k", "-man", "-Tutf8", "-ww", "-z", filepath.Join(dir, "man1", name+".1"))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+				t.Errorf("groff on %s.1: %v %s", name, err, stderr.String())
+			}
+		}
+	}
+	check("git-kb", nil)
+	for _, p := range paths {
+		check("git-kb-"+strings.Join(p, "-"), findCommand(app.Commands, p).Flags)
+	}
+	if n, _ := os.ReadDir(filepath.Join(dir, "man1")); len(n) != len(paths)+1 {
+		t.Errorf("%d pages for %d commands + git-kb", len(n), len(paths))
+	}
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Help for people reaches them three ways, all from the same definitions:
+// `git kb CMD --help` (urfave/cli's text), `git kb help [CMD...]` (the same,
+// rewritten in run), and man pages, which git shows for `git kb --help` and
+// `git help kb` (it runs `man git-kb`). install.sh writes the man pages
+// with the hidden `git kb man-pages DIR`, so they always match the binary.
+
+// helpArgs rewrites `git kb help [CMD [SUB]]` into `git kb [CMD [SUB]] --help`,
+// which urfave/cli answers for any depth of subcommand (its own help
+// command stops at the first level). Unknown topics stay a usage error.
+func helpArgs(app *cli.App, args []string) ([]string, error) {
+	if len(args) < 2 || args[1] != "help" {
+		return args, nil
+	}
+	topic := args[2:]
+	cmds := app.Commands
+	for i, name := range topic {
+		if strings.HasPrefix(name, "-") {
+			topic = topic[:i]
+			break
+		}
+		var found *cli.Command
+		for _, c := range cmds {
+			if c.HasName(name) && !c.Hidden {
+				found = c
+			}
+		}
+		if found == nil {
+			return nil, usagef("no help topic %q: see git kb help for the commands", strings.Join(topic[:i+1], " "))
+		}
+		cmds = found.Subcommands
+	}
+	return append(append([]string{args[0]}, topic...), "--help"), nil
+}
+
+// manPages renders a page for git-kb and one per command and subcommand
+// (git-kb-search.1, git-kb-hooks-install.1, ...), keyed by file name.
+func manPages(app *cli.App) (map[string]string, error) {
+	pages := map[string]string{}
+	top := *app
+	top.Name = "git-kb"
+	top.Description = preformatted(app.Description) + "\n\nEach command has its own page: " + strings.Join(commandPageNames(app.Commands, "git-kb"), ", ") +
+		".\nIn a shell: git kb help COMMAND, or git kb COMMAND --help."
+	top.Commands = visible(app.Commands)
+	page, err := top.ToManWithSection(1)
+	if err != nil {
+		return nil, fmt.Errorf("man page git-kb: %w", err)
+	}
+	pages["git-kb.1"] = page
+	var walk func(cmds []*cli.Command, prefix, spoken string) error
+	walk = func(cmds []*cli.Command, prefix, spoken string) error {
+		for _, c := range visible(cmds) {
+			name := prefix + "-" + c.Name
+			said := spoken + " " + c.Name
+			usage := said + " [options]"
+			if c.ArgsUsage != "" {
+				usage += " " + c.ArgsUsage
+			}
+			if len(visible(c.Subcommands)) > 0 {
+				usage = said + " COMMAND [options]"
+			}
+			desc := c.Description
+			if desc == "" {
+				desc = c.Usage + "."
+			}
+			sub := &cli.App{
+				Name:        name,
+				Usage:       c.Usage,
+				UsageText:   usage,
+				Description: preformatted(desc),
+				Flags:       c.Flags,
+				Commands:    visible(c.Subcommands),
+			}
+			page, err := sub.ToManWithSection(1)
+			if err != nil {
+				return fmt.Errorf("man page %s: %w", name, err)
+			}
+			// A command's flags are its own, not global ones.
+			pages[name+".1"] = strings.Replace(page, ".SH GLOBAL OPTIONS", ".SH OPTIONS", 1)
+			if err := walk(c.Subcommands, name, said); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(app.Commands, "git-kb", "git kb"); err != nil {
+		return nil, err
+	}
+	return pages, nil
+}
+
+func visible(cmds []*cli.Command) []*cli.Command {
+	var out []*cli.Command
+	for _, c := range cmds {
+		if !c.Hidden {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func commandPageNames(cmds []*cli.Command, prefix string) []string {
+	var names []string
+	for _, c := range visible(cmds) {
+		names = append(names, prefix+"-"+c.Name+"(1)")
+	}
+	return names
+}
+
+// preformatted keeps a description's own layout (examples, aligned lists,
+// <placeholders>) in the Markdown that urfave/cli turns into a man page:
+// as prose, Markdown would reflow the examples and drop <commit> as HTML.
+func preformatted(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	return "```\n" + strings.ReplaceAll(s, "```", "'''") + "\n```"
+}
+
+// manPagesCommand is hidden: install.sh runs it to write the pages.
+func manPagesCommand(e env, app func() *cli.App) *cli.Command {
+	return &cli.Command{
+		Name:      "man-pages",
+		Hidden:    true,
+		Usage:     "write the man pages (git-kb.1, git-kb-COMMAND.1 ...) into DIR",
+		ArgsUsage: "DIR",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("man-pages takes one directory")
+			}
+			dir := c.Args().First()
+			pages, err := manPages(app())
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			names := make([]string, 0, len(pages))
+			for name := range pages {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			for _, name := range names {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(e.Stdout, "wrote %d man pages to %s\n", len(names), dir)
+			return nil
+		},
+	}
+}
