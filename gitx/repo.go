@@ -72,7 +72,9 @@ func Open(dir string) (*Repo, error) {
 	if openAt == "" {
 		openAt = gitDir
 	}
-	r, err := git.PlainOpenWithOptions(openAt, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	// A bare repository is opened as itself: DetectDotGit would look for
+	// a .git inside it, or above it, and find none.
+	r, err := git.PlainOpenWithOptions(openAt, &git.PlainOpenOptions{DetectDotGit: workTree != "", EnableDotGitCommonDir: workTree != ""})
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", openAt, err)
 	}

@@ -70,6 +70,9 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if c.Bool("staged") && repo.WorkTree == "" {
+				return fmt.Errorf("--staged: %s is a bare repository: it has no staging area; give a range (base..head) or a commit", repo.CommonDir)
+			}
 			kb, err := openKB(c.Context, e, repo)
 			if err != nil {
 				return err

@@ -58,6 +58,9 @@ hooks vanish later, search and status say so once and doctor warns.`,
 					if err != nil {
 						return err
 					}
+					if repo.WorkTree == "" {
+						return fmt.Errorf("hooks install: %s is a bare repository: nothing is checked out, committed or merged in it, so these hooks would never run; keep its index current with git kb index (from cron, or a post-receive hook you write)", repo.CommonDir)
+					}
 					exe, err := os.Executable()
 					if err != nil {
 						return err
