@@ -85,15 +85,40 @@ func run(ctx context.Context, args []string, e env) int {
 	}
 	var ue usageError
 	if errors.As(err, &ue) || isFlagError(err) {
-		fmt.Fprintf(e.Stderr, "git kb: %v\n", err)
+		fmt.Fprintf(e.Stderr, "git kb: %s\n", tidy(err.Error()))
 		return exitUsage
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(e.Stderr, "git kb: interrupted")
 		return exitError
 	}
-	fmt.Fprintf(e.Stderr, "git kb: %v\n", friendly(err))
+	fmt.Fprintf(e.Stderr, "git kb: %s\n", tidy(friendly(err).Error()))
 	return exitError
+}
+
+// maxErrLine bounds each line of an error message, in runes.
+const maxErrLine = 240
+
+// tidy makes an error message safe to print whatever the input was: an
+// error that quotes a 1 MB query or revision shows its start, and control
+// characters (a terminal escape in a query) are shown as \ufffd, one for
+// one, so a caret under a query still points at the right column.
+func tidy(msg string) string {
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	for i, l := range lines {
+		l = strings.ToValidUTF8(l, "\ufffd")
+		l = strings.Map(func(r rune) rune {
+			if r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+				return '\ufffd'
+			}
+			return r
+		}, l)
+		if rs := []rune(l); len(rs) > maxErrLine {
+			l = string(rs[:maxErrLine-40]) + fmt.Sprintf("… (%d more characters)", len(rs)-(maxErrLine-40))
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
 }
 
 func newApp(e env) *cli.App {
