@@ -60,11 +60,27 @@ func displayWidth(s string) int {
 	return w
 }
 
+// MaxQueryRunes bounds a query. Longer ones are refused rather than
+// searched: token counting of a context pack is quadratic in the longest
+// word, and a 100 KB query took minutes there; no question is that long.
+const MaxQueryRunes = 4096
+
+// CheckQueryLength refuses a query longer than MaxQueryRunes.
+func CheckQueryLength(raw string) error {
+	if n := utf8.RuneCountInString(raw); n > MaxQueryRunes {
+		return fmt.Errorf("the query is %d characters long; at most %d: shorten it to what you are looking for", n, MaxQueryRunes)
+	}
+	return nil
+}
+
 var operators = map[string]bool{"path": true, "lang": true, "tag": true, "owner": true}
 
 // ParseQuery parses the query language. A word that merely contains a
 // colon (std::vector, http://x, key:value with an unknown key) is text.
 func ParseQuery(raw string) (*Query, error) {
+	if err := CheckQueryLength(raw); err != nil {
+		return nil, err
+	}
 	q := &Query{Raw: raw}
 	var text []string
 	s := raw

@@ -226,6 +226,9 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 			req.Levers[name] = l[0] == '+'
 		}
 	}
+	if err := search.CheckQueryLength(query); err != nil {
+		return search.Request{}, usageError{err.Error()}
+	}
 	if !c.Bool("literal") {
 		var err error
 		if req.Parsed, err = search.ParseQuery(query); err != nil {
