@@ -137,6 +137,9 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 	gittest.Git(t, dir, "config", "kb.embed.model", "fake-embed")
 	gittest.Git(t, dir, "config", "kb.embed.batchSize", "1")
 	gittest.Git(t, dir, "config", "kb.embed.maxRetries", "-1")
+	// The endpoint fails and recovers within this test: no cooldown, so
+	// the search after the recovery tries it (the breaker has its own test).
+	gittest.Git(t, dir, "config", "kb.embed.cooldown", "0")
 
 	// The endpoint dies after two requests: the lexical index is complete,
 	// embedding fails, and what was embedded is kept.

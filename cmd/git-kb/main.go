@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, e env) int {
 }
 
 // maxErrLine bounds each line of an error message, in runes.
-const maxErrLine = 240
+const maxErrLine = 800
 
 // tidy makes an error message safe to print whatever the input was: an
 // error that quotes a 1 MB query or revision shows its start, and control
