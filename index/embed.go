@@ -161,6 +161,9 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	if err != nil {
 		return st, err
 	}
+	if err := lookupCache(ctx, repo, mk, wants, ro); err != nil {
+		return st, err
+	}
 	if s, ok := o.Embedder.(interface{ SetDim(int) }); ok && dim > 0 {
 		s.SetDim(dim)
 	}
@@ -195,7 +198,9 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 		if len(pending) == 0 {
 			return nil
 		}
-		db, err := store.Open(ctx, dbDir, rw)
+		cw := rw
+		cw.Reserve = int64(len(pending)) * int64(len(pending[0].vec)+32)
+		db, err := store.Open(ctx, CacheDir(repo), cw)
 		if err != nil {
 			return err
 		}
@@ -256,7 +261,13 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	}
 	st.Dim = dim
 
-	// Tables: one per segment, old rows kept, new rows filled in.
+	// Tables: one per segment, old rows kept, new rows filled in; each
+	// row is dim int8 codes and a scale, written once.
+	var rows int64
+	for _, tb := range tables {
+		rows += int64(tb.info.Rows)
+	}
+	rw.Reserve = rows * int64(dim+4)
 	db, err = store.Open(ctx, dbDir, rw)
 	if err != nil {
 		return st, err
@@ -315,6 +326,7 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 			continue
 		}
 		g := ann.Build(tb.table, ann.GraphConfig{Seed: uint64(id)}).Marshal()
+		rw.Reserve = int64(len(g))
 		db, err := store.Open(ctx, dbDir, rw)
 		if err != nil {
 			return st, err
@@ -355,6 +367,48 @@ func rowsToExtend(db *store.DB, mk store.ModelKey, model string, seg uint32, inf
 	}
 	t.Codes = append([]int8(nil), t.Codes...) // data aliases it
 	return t, nil
+}
+
+// CacheDir is the embedding cache of a repository: a database of its own,
+// beside the index, so that rebuilding a damaged index (Rebuild) keeps
+// every vector already paid for. Indexes made before it keep their
+// cached vectors inside the index database, where plan still finds them.
+func CacheDir(repo *gitx.Repo) string { return repo.KBDir() + "/embeddings" }
+
+// lookupCache fills in the vectors the embedding cache has for wants that
+// have none yet. A damaged cache is moved aside (it is only a cache) and
+// the run goes on without it.
+func lookupCache(ctx context.Context, repo *gitx.Repo, mk store.ModelKey, wants []*want, ro store.Options) error {
+	var idx []int
+	var keys []store.VecKey
+	for i, w := range wants {
+		if w.vec == nil {
+			idx = append(idx, i)
+			keys = append(keys, w.key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	db, err := store.Open(ctx, CacheDir(repo), ro)
+	switch {
+	case errors.Is(err, store.ErrNoIndex):
+		return nil
+	case errors.Is(err, store.ErrDamaged):
+		_, merr := moveAside(repo, CacheDir(repo))
+		return merr
+	case err != nil:
+		return err
+	}
+	defer db.Close()
+	err = db.CachedVectors(mk, keys, func(i int, b []byte) error {
+		wants[idx[i]].vec = append([]byte(nil), b...)
+		return nil
+	})
+	if errors.Is(store.Classify(err), store.ErrDamaged) {
+		return nil // what was read stands; the rest is embedded again
+	}
+	return err
 }
 
 // plan lists the view's chunks without vectors and looks them up in the

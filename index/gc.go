@@ -32,6 +32,7 @@ type GCReport struct {
 	Kept              []string `json:"kept"` // commits whose views stay
 	QueryFilesDropped int      `json:"query_cache_files_dropped"`
 	QueryBytesFreed   int64    `json:"query_cache_bytes_freed"`
+	DamagedDropped    int      `json:"damaged_stores_dropped"` // moved aside by a rebuild over DamagedKeep ago
 	DryRun            bool     `json:"dry_run,omitempty"`
 }
 
@@ -74,7 +75,9 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	}
 
 	rep := &GCReport{DryRun: o.DryRun, Kept: []string{}}
-	db, err := store.Open(ctx, DBDir(repo), store.Options{Wait: o.Wait, OnWait: wait("searches to release the index"), Pipeline: PipelineVersion})
+	// Compaction rewrites the live tables before the old ones go: room
+	// for a copy of the database.
+	db, err := store.Open(ctx, DBDir(repo), store.Options{Wait: o.Wait, OnWait: wait("searches to release the index"), Pipeline: PipelineVersion, Reserve: store.DirSize(DBDir(repo)) / 2})
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +108,7 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 		return nil, err
 	}
 	rep.GCStats = *st
+	rep.DamagedDropped = pruneDamaged(repo, o.DryRun)
 	rep.QueryFilesDropped, rep.QueryBytesFreed = pruneQueryCache(filepath.Join(kbDir, "cache", "query"), o.QueryModel, o.QueryCacheAge, o.DryRun)
 	return rep, nil
 }

@@ -13,13 +13,17 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/index"
@@ -156,11 +160,29 @@ func recovered[In, Out any](h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("internal error (please report it): %v\n%s", r, debug.Stack())
+				err = panicError(r, debug.Stack())
 			}
 		}()
 		return h(ctx, req, in)
 	}
+}
+
+// panicError is a recovered panic as one line for the agent; the stack
+// goes to a file for the bug report, not into the agent's context. A
+// panic inside the database library means a damaged index.
+func panicError(r any, stack []byte) error {
+	saved := ""
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("git-kb-crash-%d.log", os.Getpid()))
+	if f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+		fmt.Fprintf(f, "%s panic: %v\n%s\n", time.Now().Format(time.RFC3339), r, stack)
+		f.Close()
+		saved = "; details in " + path
+	}
+	msg := strings.SplitN(fmt.Sprint(r), "\n", 2)[0]
+	if bytes.Contains(stack, []byte("dgraph-io/badger")) {
+		return fmt.Errorf("the index is damaged (%s)%s; run: git kb doctor --fix", msg, saved)
+	}
+	return fmt.Errorf("internal error (please report it): %s%s", msg, saved)
 }
 
 func (t *tools) repo(name string) (*Repo, error) {

@@ -2,8 +2,6 @@ package store
 
 import (
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"time"
 )
 
@@ -180,7 +178,7 @@ func decodeView(b []byte) (*View, error) {
 	r := reader{b: b}
 	ver := r.byte()
 	if ver != 1 && ver != viewVersion {
-		return nil, fmt.Errorf("view record version %d, want %d", ver, viewVersion)
+		return nil, corrupt("view record version %d, want %d", ver, viewVersion)
 	}
 	v := &View{}
 	v.Created = time.Unix(r.varint(), 0)
@@ -260,7 +258,7 @@ type reader struct {
 	err error
 }
 
-var errShort = errors.New("record truncated")
+var errShort = corrupt("a record is truncated")
 
 func (r *reader) uvarint() uint64 {
 	if r.err != nil {

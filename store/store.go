@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 )
 
 // FormatVersion is the key layout version.
@@ -65,18 +67,18 @@ type Options struct {
 	// Pipeline and CreatedBy go into m/format when the index is created.
 	Pipeline  int
 	CreatedBy string
+	// Reserve is about how many bytes a read-write session will write. Open
+	// refuses with a *SpaceError unless the disk has room for it, and
+	// allocates that much of Badger's memory-mapped logs up front (reserve).
+	Reserve int64
 }
 
-// Open opens (read-write: creating) the database in dir.
-func Open(ctx context.Context, dir string, o Options) (*DB, error) {
-	if o.ReadOnly {
-		if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
-			return nil, ErrNoIndex
-		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create index dir: %w", err)
-	}
-	opts := badger.DefaultOptions(dir).
+// minReserve is what any read-write open reserves: a ref, a format record.
+const minReserve = 1 << 20
+
+// badgerOptions are the Badger settings of every open of our database.
+func badgerOptions(dir string, readOnly bool) badger.Options {
+	return badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithMemTableSize(16 << 20).
 		WithValueLogFileSize(16 << 20).
@@ -86,7 +88,37 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 		WithNumCompactors(2).
 		WithBlockCacheSize(32 << 20).
 		WithValueThreshold(1 << 10).
-		WithReadOnly(o.ReadOnly)
+		WithReadOnly(readOnly).
+		// Every block and value read is checked against its checksum, so
+		// a damaged file is an error, not a wrong answer or a panic. Cost
+		// within noise: 24 searches of tidb-docs-cn took 8.9 s without,
+		// 7.8 s with (the block cache keeps what was verified).
+		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true)
+}
+
+// Open opens (read-write: creating) the database in dir. A damaged
+// database is reported as a *DamagedError, never a panic; a disk without
+// room for o.Reserve as a *SpaceError.
+func Open(ctx context.Context, dir string, o Options) (db *DB, err error) {
+	if o.ReadOnly {
+		if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
+			return nil, ErrNoIndex
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create index dir: %w", classify(dir, err))
+	}
+	if err := checkTables(dir, false); err != nil {
+		return nil, err
+	}
+	need := max(o.Reserve, minReserve)
+	if !o.ReadOnly {
+		if err := CheckSpace(dir, need); err != nil {
+			return nil, err
+		}
+	}
+	defer guard(dir, &err)
+	opts := badgerOptions(dir, o.ReadOnly)
 	delay := 25 * time.Millisecond
 	deadline := time.Now().Add(o.Wait)
 	waited, recovered := false, false
@@ -96,7 +128,13 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 			d := &DB{db: bdb, dir: dir, readOnly: o.ReadOnly, release: release}
 			if err := d.checkFormat(o); err != nil {
 				d.Close()
-				return nil, err
+				return nil, classify(dir, err)
+			}
+			if !o.ReadOnly {
+				if err := reserve(dir, need); err != nil {
+					d.Close()
+					return nil, classify(dir, err)
+				}
 			}
 			return d, nil
 		}
@@ -114,7 +152,7 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 				}
 			}
 			if !isLockErr(err) {
-				return nil, fmt.Errorf("open index %s: %w", dir, err)
+				return nil, openFailed(dir, err)
 			}
 		}
 		if time.Now().After(deadline) {
@@ -131,6 +169,36 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 		}
 		delay = min(delay*2, 500*time.Millisecond)
 	}
+}
+
+// CheckSpace returns a *SpaceError unless the disk holding dir has room
+// for a write session of about need bytes. Badger's logs and tables are
+// written through memory mappings, where a full disk is a SIGBUS, not an
+// error: so twice the need (the logs, then the tables they are flushed
+// into) must be free before the first write.
+func CheckSpace(dir string, need int64) error {
+	need = 2 * max(need, minReserve)
+	if free := FreeSpace(dir); free >= 0 && free < need {
+		return &SpaceError{Dir: dir, Free: free, Need: need}
+	}
+	return nil
+}
+
+// openFailed says why Badger could not open an existing database: the
+// file system (full, read-only, no permission, I/O error) or, for
+// anything else, damage: Badger refuses a database whose files do not
+// agree with each other, and the cure is a rebuild.
+func openFailed(dir string, err error) error {
+	err = classify(dir, err)
+	var de *DamagedError
+	var se *SpaceError
+	switch {
+	case errors.As(err, &de) || errors.As(err, &se):
+		return err
+	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EIO):
+		return fmt.Errorf("open index %s: %w", dir, err)
+	}
+	return &DamagedError{Dir: dir, File: fileIn(err.Error()), What: firstLine(err.Error())}
 }
 
 // isLockErr recognises Badger's directory-lock failure. Badger wraps the
@@ -179,9 +247,12 @@ func (d *DB) Close() error {
 func (d *DB) Dir() string { return d.dir }
 
 // Size is the on-disk size of the database (real bytes, not apparent size).
-func (d *DB) Size() int64 {
+func (d *DB) Size() int64 { return DirSize(d.dir) }
+
+// DirSize is the on-disk size of the database in dir.
+func DirSize(dir string) int64 {
 	var n int64
-	filepath.Walk(d.dir, func(_ string, fi os.FileInfo, err error) error {
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
 			n += diskUsage(fi)
 		}
@@ -198,7 +269,12 @@ func getJSON(txn *badger.Txn, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return item.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+	return item.Value(func(b []byte) error {
+		if err := json.Unmarshal(b, v); err != nil {
+			return corrupt("record %s does not decode: %v", keyName(key), err)
+		}
+		return nil
+	})
 }
 
 func get(txn *badger.Txn, key []byte) ([]byte, error) {

@@ -157,7 +157,7 @@ func (d *DB) Graph(mk ModelKey, seg uint32) ([]byte, error) {
 			return err
 		}
 		if len(hb) != 4 {
-			return errors.New("graph header: bad length")
+			return corrupt("graph header: bad length")
 		}
 		data, err = getParts(txn, binary.BigEndian.Uint32(hb), func(p uint32) []byte { return graphPart(mk, seg, p) })
 		return err
@@ -221,7 +221,7 @@ func (t *VectorTableInfo) encode() ([]byte, error) {
 func decodeTableInfo(b []byte) (*VectorTableInfo, error) {
 	r := reader{b: b}
 	if r.byte() != 1 {
-		return nil, errors.New("vector table header: unknown version")
+		return nil, corrupt("vector table header: unknown version")
 	}
 	t := &VectorTableInfo{Dim: int(r.uvarint()), First: uint32(r.uvarint()), Rows: uint32(r.uvarint()), parts: uint32(r.uvarint())}
 	if r.err != nil {
@@ -229,7 +229,7 @@ func decodeTableInfo(b []byte) (*VectorTableInfo, error) {
 	}
 	t.Present = roaring.New()
 	if _, err := t.Present.FromBuffer(append([]byte(nil), r.b...)); err != nil {
-		return nil, fmt.Errorf("vector table header: %w", err)
+		return nil, corrupt("vector table header: %v", err)
 	}
 	return t, nil
 }

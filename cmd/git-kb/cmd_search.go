@@ -457,6 +457,21 @@ func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex boo
 		note("indexing %s (%s) before the first search of it...", rev, commit.String()[:12])
 		st, err := runIndex(ctx, e, repo, commit.String(), quiet)
 		if err != nil {
+			// A commit that cannot be indexed now (disk full, read-only,
+			// a git object missing) still gets an answer: the last
+			// indexed commit's, marked stale.
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			if db, oerr := store.Open(ctx, index.DBDir(repo), ro); oerr == nil {
+				if ref, v := latestView(db); v != nil {
+					why := firstLine(friendly(err))
+					note("cannot index %s (%s): %s; answering from %s, the last indexed commit", rev, commit.String()[:12], why, hex.EncodeToString(ref.Commit[:6]))
+					return &openView{db: db, searcher: newSearcher(db), commit: ref.Commit, view: v, staleAfter: k.staleAfter,
+						stale: &search.Stale{Requested: commit.String(), Reason: "could not be indexed (" + why + "); this is the last indexed commit"}}, nil
+				}
+				db.Close()
+			}
 			return nil, err
 		}
 		// Answer now, lexically; vectors fill in behind.

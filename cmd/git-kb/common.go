@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/git-kb/git-kb/gitx"
@@ -32,6 +33,10 @@ func openRepo(e env) (*gitx.Repo, error) {
 
 // friendly turns known errors into what the user should do.
 func friendly(err error) error {
+	if err == nil {
+		return nil
+	}
+	err = store.Classify(err)
 	switch {
 	case errors.Is(err, gitx.ErrNotARepo):
 		return fmt.Errorf("%w\nrun git kb inside a git repository, or use git -C <dir> kb ...", err)
@@ -41,8 +46,29 @@ func friendly(err error) error {
 		return fmt.Errorf("%w for more than %s; try again when it has finished", err, lockWait)
 	case errors.Is(err, index.ErrBusy):
 		return fmt.Errorf("%w for more than %s", err, lockWait)
+	case errors.Is(err, store.ErrDamaged):
+		return fmt.Errorf("%w\nrun: git kb doctor --fix   (moves it aside and rebuilds it from git; cached embeddings are kept)", err)
+	case errors.Is(err, syscall.ENOSPC):
+		var se *store.SpaceError
+		if !errors.As(err, &se) {
+			return fmt.Errorf("the disk is full (%v); free some space and run the command again", firstLine(err))
+		}
+		return fmt.Errorf("%w; free some space and run the command again", se)
+	case errors.Is(err, syscall.EROFS) || strings.Contains(err.Error(), "read-only file system"):
+		return fmt.Errorf("cannot write the index: the file system is read-only (%v)", firstLine(err))
+	case errors.Is(err, syscall.EIO) || strings.Contains(err.Error(), "input/output error"):
+		return fmt.Errorf("the disk failed to read or write (%v); check the disk, then run: git kb doctor", firstLine(err))
 	}
 	return err
+}
+
+// firstLine keeps an error to one line.
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // notifier prints one-line notices to stderr unless quiet.

@@ -5,14 +5,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -53,7 +57,7 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	dir, _ := os.Getwd()
 	// GIT_KB_CPUPROFILE=FILE writes a CPU profile of the command, for
 	// `go tool pprof`: how the next engineer finds where time goes.
@@ -74,7 +78,13 @@ func isTTY(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func run(ctx context.Context, args []string, e env) int {
+func run(ctx context.Context, args []string, e env) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			code = exitError
+			fmt.Fprintf(e.Stderr, "git kb: %v\n", crashed(r))
+		}
+	}()
 	app := newApp(e)
 	args, err := helpArgs(app, args)
 	if err == nil {
@@ -163,6 +173,24 @@ Help on a command:  git kb help COMMAND, git kb COMMAND --help, man git-kb-COMMA
 			return usageError{err.Error()}
 		},
 	}
+}
+
+// crashed turns a panic that reached the command into one line; the
+// stack goes to a file for the bug report. A panic inside the database
+// library means a damaged index (Badger indexes slices with what it reads
+// from disk), and the cure is a rebuild.
+func crashed(r any) string {
+	stack := debug.Stack()
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("git-kb-crash-%d.log", os.Getpid()))
+	saved := ""
+	if err := os.WriteFile(path, fmt.Appendf(nil, "git-kb %s panic: %v\n%s", version, r, stack), 0o644); err == nil {
+		saved = "; details in " + path
+	}
+	msg := strings.SplitN(fmt.Sprint(r), "\n", 2)[0]
+	if bytes.Contains(stack, []byte("dgraph-io/badger")) {
+		return fmt.Sprintf("the index is damaged (%s)%s\nrun: git kb doctor --fix   (moves it aside and rebuilds it from git)", msg, saved)
+	}
+	return fmt.Sprintf("internal error: %s%s; please report it", msg, saved)
 }
 
 // isFlagError recognises urfave/cli's own parse errors, which are not typed.

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// fill writes n records of about 300 bytes (kept in the tables, under the
+// value threshold) and closes the database, which flushes them to a table.
+func fill(t *testing.T, dir string, n int) {
+	t.Helper()
+	db := open(t, dir, false)
+	rng := rand.New(rand.NewSource(1))
+	err := db.db.Update(func(txn *badger.Txn) error {
+		for i := range n {
+			v := make([]byte, 300)
+			rng.Read(v)
+			if err := txn.Set(fmt.Appendf(nil, "k/%06d", i), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tables(t *testing.T, dir string) []string {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if len(names) == 0 {
+		t.Fatal("no table files")
+	}
+	return names
+}
+
+// The pre-open table check must leave the tables in place: Badger deletes
+// a table file when its last reference goes.
+func TestReopenKeepsTables(t *testing.T) {
+	dir := t.TempDir()
+	fill(t, dir, 2000)
+	before := tables(t, dir)
+	for range 3 {
+		open(t, dir, true).Close()
+	}
+	if after := tables(t, dir); len(after) != len(before) {
+		t.Fatalf("tables %v after reopening, were %v", after, before)
+	}
+	if err := Verify(dir); err != nil {
+		t.Fatalf("Verify on a sound index: %v", err)
+	}
+}
+
+func TestDamagedTable(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(path string, size int64) error
+		// onOpen: Open itself must refuse; else only Verify finds it.
+		onOpen bool
+	}{
+		{"truncated", func(p string, n int64) error { return os.Truncate(p, n/2) }, true},
+		{"empty", func(p string, n int64) error { return os.Truncate(p, 0) }, true},
+		{"footer garbage", func(p string, n int64) error { return overwrite(p, n-40, 40, 0xA5) }, true},
+		{"block zeroed", func(p string, n int64) error { return overwrite(p, n/4, 4096, 0) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fill(t, dir, 4000)
+			name := tables(t, dir)[0]
+			fi, _ := os.Stat(name)
+			if err := tc.damage(name, fi.Size()); err != nil {
+				t.Fatal(err)
+			}
+			db, err := Open(context.Background(), dir, Options{ReadOnly: true})
+			if tc.onOpen {
+				var de *DamagedError
+				if !errors.As(err, &de) || de.File != filepath.Base(name) {
+					t.Fatalf("Open: %v, want a DamagedError naming %s", err, filepath.Base(name))
+				}
+			} else if err == nil {
+				db.Close()
+			}
+			err = Verify(dir)
+			var de *DamagedError
+			if !errors.As(err, &de) || !errors.Is(err, ErrDamaged) {
+				t.Fatalf("Verify: %v, want a DamagedError", err)
+			}
+			if de.File != filepath.Base(name) {
+				t.Errorf("Verify names %q, want %s (%v)", de.File, filepath.Base(name), err)
+			}
+		})
+	}
+}
+
+func overwrite(path string, off, n int64, b byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	for i := range buf {
+		buf[i] = b
+	}
+	_, err = f.WriteAt(buf, max(off, 0))
+	return err
+}
+
+func TestCheckSpace(t *testing.T) {
+	dir := t.TempDir()
+	free := FreeSpace(dir)
+	if free < 0 {
+		t.Skip("free space unknown on this system")
+	}
+	err := CheckSpace(dir, free)
+	var se *SpaceError
+	if !errors.As(err, &se) || !errors.Is(err, syscall.ENOSPC) || se.Need != 2*free || se.Free <= 0 {
+		t.Fatalf("CheckSpace(free): %v", err)
+	}
+	if err := CheckSpace(dir, 1<<10); err != nil && free > 16<<20 {
+		t.Fatalf("CheckSpace(1 KiB): %v", err)
+	}
+	// Open refuses a write session the disk cannot hold, before writing.
+	if _, err := Open(context.Background(), filepath.Join(dir, "db"), Options{Reserve: free}); !errors.As(err, &se) {
+		t.Fatalf("Open with Reserve > free: %v", err)
+	}
+}
