@@ -2,12 +2,14 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestRunCoalescesABurst(t *testing.T) {
@@ -49,8 +51,9 @@ func TestRunnerIsAlone(t *testing.T) {
 		if runs.Add(1) == 1 {
 			close(started)
 			<-release
+			return "0123456789abcdef0123456789abcdef01234567", nil
 		}
-		return "", errors.New("boom")
+		return "", errors.New("boom") // a failed run backs off (TestRunBacksOffAfterFailure)
 	}
 	done := make(chan error)
 	go func() { done <- Run(context.Background(), kb, slow) }()
@@ -108,5 +111,47 @@ func TestInstallChainUninstall(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if string(got) != string(mine) || len(entries) != 1 {
 		t.Errorf("after uninstall: %q, %d files", got, len(entries))
+	}
+}
+
+// A failing index (disk full) is logged once and not retried on every
+// hook call until its back-off has passed.
+func TestRunBacksOffAfterFailure(t *testing.T) {
+	kb := t.TempDir()
+	var runs atomic.Int32
+	fail := func(context.Context) (string, error) {
+		runs.Add(1)
+		return "", errors.New("not enough disk space for the index")
+	}
+	for range 3 { // three commits, each firing a hook and a runner
+		Trigger(kb)
+		if err := Run(context.Background(), kb, fail); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runs.Load() != 1 {
+		t.Errorf("3 hook calls after a failure: %d index runs, want 1 (back-off)", runs.Load())
+	}
+	last := ReadLast(kb)
+	if last == nil || last.OK || last.Failures != 1 || time.Until(last.RetryAfter) < 20*time.Second {
+		t.Fatalf("last: %+v", last)
+	}
+	log, _ := os.ReadFile(filepath.Join(kb, LogFile))
+	if n := strings.Count(string(log), "index failed"); n != 1 {
+		t.Errorf("log has %d failure lines, want 1:\n%s", n, log)
+	}
+	// Once the pause is over the runner tries again, and a success clears it.
+	last.RetryAfter = time.Now().Add(-time.Second)
+	b, _ := json.Marshal(last)
+	os.WriteFile(filepath.Join(kb, stateDir, lastFile), b, 0o644)
+	Trigger(kb)
+	if err := Run(context.Background(), kb, func(context.Context) (string, error) {
+		runs.Add(1)
+		return "0123456789abcdef0123456789abcdef01234567", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != 2 || !ReadLast(kb).OK {
+		t.Errorf("after the back-off: %d runs, last %+v", runs.Load(), ReadLast(kb))
 	}
 }

@@ -100,6 +100,21 @@ type Last struct {
 	Error   string    `json:"error,omitempty"`
 	Seconds float64   `json:"seconds"`
 	Runs    int       `json:"runs"` // index runs this runner had made
+	// Failures counts the runs that failed in a row; until RetryAfter
+	// hook calls do not index again (a full disk or a damaged index fails
+	// the same way on every commit).
+	Failures   int       `json:"failures,omitempty"`
+	RetryAfter time.Time `json:"retry_after,omitempty"`
+}
+
+// backoff is the pause after the n-th failure in a row: 30 s doubling,
+// at most an hour.
+func backoff(n int) time.Duration {
+	d := 30 * time.Second
+	for i := 1; i < n && d < time.Hour; i++ {
+		d *= 2
+	}
+	return min(d, time.Hour)
 }
 
 // ReadLast reads the state of the last run (nil if there was none).
@@ -134,7 +149,7 @@ func Run(ctx context.Context, kbDir string, index func(context.Context) (string,
 		fmt.Fprintf(logf, "%s pid %d: %s\n", time.Now().Format(time.RFC3339), os.Getpid(), fmt.Sprintf(format, a...))
 	}
 	var handled time.Time
-	runs := 0
+	runs, skipped := 0, false
 	for {
 		// Wait for quiet: no hook call for Debounce (bounded).
 		waitStart := time.Now()
@@ -151,7 +166,7 @@ func Run(ctx context.Context, kbDir string, index func(context.Context) (string,
 			}
 		}
 		p := pendingSince(dir)
-		if !p.After(handled) && runs > 0 {
+		if !p.After(handled) && (runs > 0 || skipped) {
 			// Nothing new. Release, then look once more: a hook that fired
 			// while we held the lock did not start a runner of its own.
 			unlock(lock)
@@ -164,6 +179,11 @@ func Run(ctx context.Context, kbDir string, index func(context.Context) (string,
 			continue
 		}
 		handled = p
+		prev := ReadLast(kbDir)
+		if prev != nil && !prev.OK && time.Now().Before(prev.RetryAfter) {
+			skipped = true
+			continue // backing off: logged when it failed
+		}
 		runs++
 		last := Last{Started: time.Now(), Runs: runs}
 		commit, err := index(ctx)
@@ -172,7 +192,15 @@ func Run(ctx context.Context, kbDir string, index func(context.Context) (string,
 		last.OK = err == nil
 		if err != nil {
 			last.Error = err.Error()
-			logLine("index failed after %.2fs: %v", last.Seconds, err)
+			last.Failures = 1
+			if prev != nil && !prev.OK {
+				last.Failures = prev.Failures + 1
+			}
+			pause := backoff(last.Failures)
+			last.RetryAfter = last.Ended.Add(pause)
+			if prev == nil || prev.OK || prev.Error != last.Error {
+				logLine("index failed after %.2fs: %v (hooks retry in %s at the earliest; git kb index retries now)", last.Seconds, err, pause)
+			}
 		} else {
 			logLine("indexed %s in %.2fs (run %d)", short(commit), last.Seconds, runs)
 		}
