@@ -30,13 +30,34 @@ func Doctor(ctx context.Context, repo *gitx.Repo, emb llm.Embedder) ([]Check, er
 	if Running(repo.KBDir()) {
 		add("indexer", "ok", "an index run is in progress now; results below may change when it ends", "")
 	}
+	// Every block and value against its checksum first, like git fsck:
+	// a damaged file is named here instead of failing a search later.
+	const fix = "run: git kb doctor --fix   (moves it aside under .git/kb/damaged and rebuilds it from git)"
+	switch err := store.Verify(DBDir(repo)); {
+	case errors.Is(err, store.ErrDamaged):
+		add("index", "error", err.Error(), fix)
+		return out, nil
+	case errors.Is(err, store.ErrLocked):
+		add("checksums", "ok", "not verified: another git kb process is writing the index", "")
+	case err != nil && !errors.Is(err, store.ErrNoIndex):
+		add("checksums", "warn", "could not verify: "+err.Error(), "")
+	case err == nil:
+		add("checksums", "ok", "every block and value of "+DBDir(repo)+" verified", "")
+	}
+	if err := store.Verify(CacheDir(repo)); errors.Is(err, store.ErrDamaged) {
+		add("embedding cache", "warn", err.Error(), "run: git kb doctor --fix   (set aside; vectors are embedded again as needed)")
+	}
 	db, err := store.Open(ctx, DBDir(repo), store.Options{ReadOnly: true, Wait: 30 * time.Second})
 	if errors.Is(err, store.ErrNoIndex) {
 		add("index", "warn", "no index yet in "+DBDir(repo), "run: git kb index")
 		return out, nil
 	}
+	if errors.Is(err, store.ErrDamaged) {
+		add("index", "error", err.Error(), fix)
+		return out, nil
+	}
 	if err != nil {
-		add("index", "error", err.Error(), "if the format is from a newer git-kb, upgrade; else move "+DBDir(repo)+" away and run git kb index")
+		add("index", "error", err.Error(), "if the format is from a newer git-kb, upgrade; else run: git kb index --rebuild")
 		return out, nil
 	}
 	defer db.Close()
@@ -47,13 +68,22 @@ func Doctor(ctx context.Context, repo *gitx.Repo, emb llm.Embedder) ([]Check, er
 	}
 
 	refs, exists, err := refsInGit(ctx, repo, db)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		var segs map[uint32]store.Segment
+		if segs, err = db.Segments(); err == nil {
+			out = checkViews(ctx, repo, db, emb, refs, exists, segs, out)
+		}
 	}
-	segs, err := db.Segments()
-	if err != nil {
-		return nil, err
+	if err = store.Classify(err); errors.Is(err, store.ErrDamaged) {
+		add("index", "error", err.Error(), fix)
+		return out, nil
 	}
+	return out, err
+}
+
+// checkViews checks each indexed commit's view against git.
+func checkViews(ctx context.Context, repo *gitx.Repo, db *store.DB, emb llm.Embedder, refs []store.Ref, exists map[string]bool, segs map[uint32]store.Segment, out []Check) []Check {
+	add := func(name, status, detail, fix string) { out = append(out, Check{name, status, detail, fix}) }
 	okViews, gone := 0, 0
 	for _, r := range refs {
 		c := hex.EncodeToString(r.Commit[:])
@@ -68,12 +98,16 @@ func Doctor(ctx context.Context, repo *gitx.Repo, emb llm.Embedder) ([]Check, er
 			continue
 		}
 		v, err := db.View(PipelineVersion, r.Tree)
+		if err := store.Classify(err); errors.Is(err, store.ErrDamaged) {
+			add(name, "error", err.Error(), "run: git kb doctor --fix")
+			continue
+		}
 		if err != nil {
 			add(name, "error", "the commit is recorded but its view is missing", "run: git kb index --rev "+c[:12])
 			continue
 		}
 		if problem := checkView(db, v, segs); problem != "" {
-			add(name, "error", problem, "move "+DBDir(repo)+" away and run git kb index (and please report it)")
+			add(name, "error", problem, "run: git kb doctor --fix   (and please report it)")
 			continue
 		}
 		okViews++
@@ -89,7 +123,7 @@ func Doctor(ctx context.Context, repo *gitx.Repo, emb llm.Embedder) ([]Check, er
 	} else {
 		add("views", "ok", fmt.Sprintf("%d of %d indexed commits are consistent with git (%d gone from git)", okViews, len(refs), gone), "")
 	}
-	return out, nil
+	return out
 }
 
 // checkView verifies that a view's chunk count adds up and that the

@@ -88,6 +88,9 @@ works; searches wait for it. --dry-run only counts.`,
 			if rep.QueryFilesDropped > 0 {
 				fmt.Fprintf(e.Stdout, "%s %d cached query vectors (%s)\n", verb, rep.QueryFilesDropped, humanBytes(rep.QueryBytesFreed))
 			}
+			if rep.DamagedDropped > 0 {
+				fmt.Fprintf(e.Stdout, "%s %d damaged indexes set aside over %d days ago (.git/kb/damaged)\n", verb, rep.DamagedDropped, int(index.DamagedKeep.Hours()/24))
+			}
 			if !rep.DryRun {
 				fmt.Fprintf(e.Stdout, "index: %s -> %s (freed %s) in %.1fs\n", humanBytes(rep.BytesBefore), humanBytes(rep.BytesAfter), humanBytes(max(0, rep.BytesBefore-rep.BytesAfter)), time.Since(t0).Seconds())
 			}
@@ -110,7 +113,15 @@ count adds up and the segments and file records it uses are all there;
 vector coverage for the configured embedder; for views pulled from a
 remote (git kb pull), re-analyses a random sample of their files and
 compares with the index; and how the last background run of the hooks
-ended. Exits 1 if something is broken.
+ended. Every block and value of the index is verified against its
+checksum first (like git fsck); a damaged file is named. Exits 1 if
+something is broken.
+
+--fix repairs what doctor found broken: a damaged index (or embedding
+cache) is moved aside to .git/kb/damaged/ (kept for a bug report; gc
+removes it after 14 days) and HEAD is indexed afresh from git. The
+embedding cache is kept, so the vectors come back without model calls.
+The same rebuild, unconditionally: git kb index --rebuild.
 
 With --secrets, lists instead where secrets were found and redacted in the
 indexed files of a commit (path, lines and rule id, never the value), and
@@ -122,7 +133,8 @@ is allowed by rule id or by path glob, then re-indexed on the next run:
   git config --add kb.secrets.allow jwt
   git config --add kb.secrets.allow 'docs/examples/**'
 or the file is left out of the index with a .kbignore line.`,
-		Flags: []cli.Flag{jsonFlag,
+		Flags: []cli.Flag{jsonFlag, quietFlag,
+			&cli.BoolFlag{Name: "fix", Usage: "rebuild a damaged or inconsistent index from git (the old one is kept under .git/kb/damaged)"},
 			&cli.BoolFlag{Name: "secrets", Usage: "list where secrets were redacted (path, line, rule; never the value)"},
 			&cli.StringFlag{Name: "rev", Value: "HEAD", Usage: "with --secrets: the commit to report on"},
 		},
@@ -141,6 +153,15 @@ or the file is left out of the index with a .kbignore line.`,
 			checks, err := index.Doctor(c.Context, repo, emb)
 			if err != nil {
 				return err
+			}
+			if c.Bool("fix") && needsRebuild(checks) {
+				quiet := c.Bool("quiet") || c.Bool("json")
+				if err := rebuild(c.Context, e, repo, cfg, quiet); err != nil {
+					return err
+				}
+				if checks, err = index.Doctor(c.Context, repo, emb); err != nil {
+					return err
+				}
 			}
 			pulled, err := share.CheckPulled(c.Context, repo, pulledSample, lockWait)
 			if err != nil {
@@ -250,5 +271,46 @@ func doctorSecrets(ctx context.Context, e env, repo *gitx.Repo, rev string, asJS
 		fmt.Fprintf(e.Stderr, "; a false positive: git config --add kb.secrets.allow <rule-id or path glob>")
 	}
 	fmt.Fprintln(e.Stderr)
+	return nil
+}
+
+// needsRebuild says whether doctor found what only a rebuild mends: a
+// damaged or inconsistent index, or a damaged embedding cache.
+func needsRebuild(checks []index.Check) bool {
+	for _, ch := range checks {
+		if ch.Status == "error" || ch.Name == "embedding cache" && ch.Status != "ok" {
+			return true
+		}
+	}
+	return false
+}
+
+// rebuild moves the index aside, indexes HEAD afresh and fills in its
+// vectors from the embedding cache (embedding only what it lacks).
+func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *embedConfig, quiet bool) error {
+	note := notifier(e, quiet)
+	bar := newProgress(e.Stderr, e.StderrTTY && !quiet)
+	rep, st, err := index.Rebuild(ctx, repo, index.Options{
+		Rev: "HEAD", Wait: lockWait, Version: version,
+		OnWait:   func(what string) { note("waiting for %s...", what) },
+		Progress: bar.update,
+	})
+	bar.done()
+	if rep.MovedIndex != "" {
+		note("moved the old index to %s (kept for a bug report; gc removes it after %d days)", rep.MovedIndex, int(index.DamagedKeep.Hours()/24))
+	}
+	if rep.MovedCache != "" {
+		note("the embedding cache failed its checks too: moved to %s", rep.MovedCache)
+	}
+	if err != nil {
+		return err
+	}
+	note("rebuilt the index of %s: %d files, %d chunks in %.1fs", st.Commit[:12], st.Indexed, st.Chunks, st.Seconds)
+	if err := embedAfterIndex(ctx, e, repo, cfg, st, "sync", quiet); err != nil {
+		return err
+	}
+	if es := st.Embed; es != nil {
+		note("vectors: %d chunks, %d from the cache, %d embedded", es.Chunks, es.Cached, es.Embedded)
+	}
 	return nil
 }

@@ -47,6 +47,7 @@ Examples:
   git kb index --json          # stats for scripts`,
 		Flags: []cli.Flag{revFlag, jsonFlag, quietFlag, verboseFlag,
 			&cli.StringFlag{Name: "embed", Usage: "sync, background or off (default: background from a git hook, else sync)"},
+			&cli.BoolFlag{Name: "rebuild", Usage: "move the index aside (to .git/kb/damaged) and index HEAD afresh; cached embeddings are kept"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -68,6 +69,19 @@ Examples:
 				return usagef("--embed %s: want sync, background or off", mode)
 			}
 			quiet := c.Bool("quiet") || c.Bool("json")
+			if c.Bool("rebuild") {
+				if rev := c.String("rev"); rev != "HEAD" {
+					return usagef("--rebuild indexes HEAD afresh; index --rev %s after it", rev)
+				}
+				cfg, err := readEmbedConfig(c.Context, e, repo)
+				if err != nil {
+					return err
+				}
+				if mode == "off" {
+					cfg = &embedConfig{Off: "--embed off"}
+				}
+				return rebuild(c.Context, e, repo, cfg, quiet)
+			}
 			st, err := runIndex(c.Context, e, repo, c.String("rev"), quiet)
 			if err != nil {
 				return err
