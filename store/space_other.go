@@ -4,6 +4,3 @@ package store
 
 // FreeSpace is unknown here (-1): the free-space check is skipped.
 func FreeSpace(dir string) int64 { return -1 }
-
-// reserve does nothing where fallocate does not exist.
-func reserve(dir string, n int64) error { return nil }
