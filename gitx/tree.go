@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 
@@ -55,7 +56,10 @@ func (r *Repo) ListTree(ctx context.Context, tree Hash) ([]Entry, error) {
 }
 
 // ReadBlobs streams the contents of many blobs through one
-// `git cat-file --batch` process, calling fn in the order given.
+// `git cat-file --batch` process, calling fn in the order given. Blobs git
+// does not have are skipped and counted: the error is then a
+// *MissingObjectsError, returned after all the others were read. A partial
+// clone's blobs are not fetched (GIT_NO_LAZY_FETCH, git 2.44 and later).
 func (r *Repo) ReadBlobs(ctx context.Context, blobs []Hash, fn func(h Hash, data []byte) error) error {
 	if len(blobs) == 0 {
 		return nil
@@ -63,6 +67,7 @@ func (r *Repo) ReadBlobs(ctx context.Context, blobs []Hash, fn func(h Hash, data
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", "--git-dir", r.GitDir, "cat-file", "--batch")
+	cmd.Env = append(os.Environ(), "GIT_NO_LAZY_FETCH=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -88,6 +93,7 @@ func (r *Repo) ReadBlobs(ctx context.Context, blobs []Hash, fn func(h Hash, data
 	}()
 	rd := bufio.NewReaderSize(stdout, 1<<16)
 	var ferr error
+	var missing *MissingObjectsError
 	for _, h := range blobs {
 		header, err := rd.ReadString('\n')
 		if err != nil {
@@ -96,8 +102,11 @@ func (r *Repo) ReadBlobs(ctx context.Context, blobs []Hash, fn func(h Hash, data
 		}
 		f := bytes.Fields([]byte(header))
 		if len(f) == 2 && string(f[1]) == "missing" {
-			ferr = fmt.Errorf("cat-file: blob %s missing", h)
-			break
+			if missing == nil {
+				missing = &MissingObjectsError{First: h.String()}
+			}
+			missing.N++
+			continue
 		}
 		if len(f) != 3 {
 			ferr = fmt.Errorf("cat-file: malformed header %q", header)
@@ -121,6 +130,9 @@ func (r *Repo) ReadBlobs(ctx context.Context, blobs []Hash, fn func(h Hash, data
 	}
 	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("git cat-file: %w: %s", err, stderr.String())
+	}
+	if missing != nil {
+		return missing // the others were all read
 	}
 	return nil
 }

@@ -21,7 +21,8 @@ const (
 	SkipIgnored  = "kbignore"
 	SkipSymlink  = "symlink"
 	SkipEmpty    = "empty"
-	SkipFailed   = "failed" // the chunker hit a bug on this file; see PipelineVersion
+	SkipFailed   = "failed"           // the chunker hit a bug on this file; see PipelineVersion
+	SkipMissing  = "missing from git" // a partial clone, or a lost object (git fsck)
 )
 
 var vendoredDirs = map[string]bool{"vendor": true, "node_modules": true, "third_party": true, "bower_components": true, ".git": true}

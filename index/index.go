@@ -344,9 +344,16 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	close(jobs)
 	wg.Wait()
 	tm.since("read+analyze (wall)", t0)
+	// Blobs git does not have (a partial clone, a lost object) are left
+	// out of the view and counted; the rest is indexed.
+	var missing *gitx.MissingObjectsError
+	if errors.As(readErr, &missing) {
+		readErr = nil
+	}
 	if readErr != nil {
 		return readErr // nothing was written: the previous view stays
 	}
+	results = results[:done]
 
 	// Assign segment-local chunk ordinals in blob order and invert.
 	t0 = time.Now()
@@ -403,7 +410,11 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	t0 = time.Now()
 	v := &store.View{Created: time.Now(), Stats: store.ViewStats{Files: st.Files, Skipped: st.Skipped}}
 	for _, e := range files {
-		h := headers[e.Blob]
+		h, ok := headers[e.Blob]
+		if !ok {
+			st.Skipped[SkipMissing]++
+			continue
+		}
 		switch h.Skip {
 		case store.SkipNone:
 		case store.SkipBinary:

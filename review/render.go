@@ -21,6 +21,9 @@ func Markdown(r *Report) string {
 		fmt.Fprintf(&b, " (%d least relevant items left out to fit the size limit)", r.Dropped)
 	}
 	b.WriteString("\n")
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\n> %s\n", n)
+	}
 	for _, f := range r.Files {
 		name := f.Path
 		if f.OldPath != "" {

@@ -54,14 +54,17 @@ type Options struct {
 
 // Report is the explanation of a change.
 type Report struct {
-	Range     string `json:"range"`
-	Base      string `json:"base"`
-	Head      string `json:"head"` // "" when the change is the staged one
-	Staged    bool   `json:"staged,omitempty"`
-	Files     []File `json:"files"`
-	Truncated bool   `json:"truncated,omitempty"` // items were dropped to fit --max-bytes
-	Dropped   int    `json:"dropped,omitempty"`
-	TookMs    int64  `json:"took_ms"`
+	Range  string `json:"range"`
+	Base   string `json:"base"`
+	Head   string `json:"head"` // "" when the change is the staged one
+	Staged bool   `json:"staged,omitempty"`
+	Files  []File `json:"files"`
+	// Notes are caveats about the whole report, e.g. a shallow clone's
+	// history cut off.
+	Notes     []string `json:"notes,omitempty"`
+	Truncated bool     `json:"truncated,omitempty"` // items were dropped to fit --max-bytes
+	Dropped   int      `json:"dropped,omitempty"`
+	TookMs    int64    `json:"took_ms"`
 }
 
 // File is one changed file.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/git-kb/git-kb/gitx"
@@ -48,6 +49,7 @@ Examples:
 			jsonFormatFlag,
 			&cli.IntFlag{Name: "max-bytes", Usage: "trim the least relevant items until the output fits (0: no limit)"},
 			&cli.IntFlag{Name: "context", Value: 3, Usage: "lines around each hunk whose history counts too"},
+			&cli.StringFlag{Name: "base", Usage: "compare with `REV` instead of the commit's parent (e.g. in a shallow clone: --base origin/main)"},
 		},
 		Action: func(c *cli.Context) error {
 			format, err := formatOf(c)
@@ -77,7 +79,10 @@ Examples:
 			if err != nil {
 				return err
 			}
-			rep, err := kb.explain(c.Context, e, c.Args().First(), c.Bool("staged"), c.Int("context"), c.Bool("quiet"))
+			if c.String("base") != "" && (c.Bool("staged") || strings.Contains(c.Args().First(), "..")) {
+				return usagef("--base names the base of one commit: give a commit, not a range or --staged")
+			}
+			rep, err := kb.explain(c.Context, e, c.Args().First(), c.String("base"), c.Bool("staged"), c.Int("context"), c.Bool("quiet"))
 			if err != nil {
 				return err
 			}
@@ -103,8 +108,8 @@ Examples:
 }
 
 // explain builds the blame-context report of a change (see changeOf).
-func (k *kbRepo) explain(ctx context.Context, e env, change string, staged bool, contextLines int, quiet bool) (*review.Report, error) {
-	o, err := changeOf(ctx, k.repo, change, staged)
+func (k *kbRepo) explain(ctx context.Context, e env, change, base string, staged bool, contextLines int, quiet bool) (*review.Report, error) {
+	o, err := changeOf(ctx, k.repo, change, base, staged)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +133,32 @@ func (k *kbRepo) explain(ctx context.Context, e env, change string, staged bool,
 		}
 		return resp.Results, nil
 	}
-	return review.Explain(ctx, o)
+	rep, err := review.Explain(ctx, o)
+	if err == nil {
+		if cut := k.repo.ShallowCommits(); cut != nil {
+			// Blame stops at the clone's depth and credits every older
+			// line to the boundary commit: say so once, at the top.
+			rep.Notes = append(rep.Notes, fmt.Sprintf("Shallow clone: history before %s is cut off, so older lines are credited to it; for full history run git fetch --unshallow (in CI: fetch-depth: 0).", shortest(cut)))
+		}
+	}
+	return rep, err
+}
+
+// shortest names the boundary commits of a shallow clone, briefly.
+func shortest(cut map[string]bool) string {
+	var names []string
+	for c := range cut {
+		names = append(names, c[:12])
+	}
+	sort.Strings(names)
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
+	}
+	return strings.Join(names, ", ")
 }
 
 // changeOf turns the command's argument into base and head commits.
-func changeOf(ctx context.Context, repo *gitx.Repo, arg string, staged bool) (review.Options, error) {
+func changeOf(ctx context.Context, repo *gitx.Repo, arg, base string, staged bool) (review.Options, error) {
 	o := review.Options{Repo: repo, Staged: staged, Range: arg}
 	resolve := func(rev string) (string, error) {
 		if rev == "" {
@@ -146,6 +172,17 @@ func changeOf(ctx context.Context, repo *gitx.Repo, arg string, staged bool) (re
 	case staged:
 		o.Range = "staged changes"
 		o.Base, err = resolve("HEAD")
+	case base != "":
+		if o.Range == "" {
+			o.Range = "HEAD"
+		}
+		if o.Head, err = resolve(arg); err != nil {
+			return o, err
+		}
+		if o.Base, err = resolve(base); err != nil {
+			return o, fmt.Errorf("--base %s: %w", base, err)
+		}
+		o.Range = base + ".." + o.Range
 	case strings.Contains(arg, "..."):
 		a, b, _ := strings.Cut(arg, "...")
 		if o.Head, err = resolve(b); err != nil {
@@ -155,7 +192,9 @@ func changeOf(ctx context.Context, repo *gitx.Repo, arg string, staged bool) (re
 		if left, err = resolve(a); err != nil {
 			return o, err
 		}
-		o.Base, err = repo.MergeBase(ctx, left, o.Head)
+		if o.Base, err = repo.MergeBase(ctx, left, o.Head); err != nil && repo.ShallowCommits() != nil {
+			return o, &gitx.HistoryCutError{What: arg + ": no merge base", Commit: shortest(repo.ShallowCommits())}
+		}
 	case strings.Contains(arg, ".."):
 		a, b, _ := strings.Cut(arg, "..")
 		if o.Base, err = resolve(a); err != nil {
@@ -176,6 +215,10 @@ func changeOf(ctx context.Context, repo *gitx.Repo, arg string, staged bool) (re
 		o.Base = gitx.EmptyTree
 		if len(parents) > 0 {
 			o.Base = parents[0] // first parent: what a merge brought in
+		} else if repo.ShallowCommits()[o.Head] {
+			// Not a root commit: its parent was cut off by the clone's
+			// depth. Comparing with the empty tree would list every file.
+			return o, &gitx.HistoryCutError{What: o.Range, Commit: o.Head}
 		}
 	}
 	if err != nil {

@@ -330,6 +330,6 @@ func (b *mcpBackend) ContextPack(ctx context.Context, req search.Request, rev st
 func (b *mcpBackend) BlameContext(ctx context.Context, change string, staged bool) (*review.Report, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	rep, err := b.kb.explain(ctx, b.e, change, staged, 3, true)
+	rep, err := b.kb.explain(ctx, b.e, change, "", staged, 3, true)
 	return rep, friendly(err)
 }

@@ -138,6 +138,9 @@ Examples:
 					return fmt.Errorf("--since %s: %w", since, err)
 				}
 				req.Scope = func(p string) bool { return changed[p] }
+				if cut := repo.ShallowCommits(); cut != nil {
+					notifier(e, c.Bool("quiet"))("--since: this is a shallow clone, history stops at %s; files changed only before it are not found (git fetch --unshallow for all)", shortest(cut))
+				}
 			}
 			kb, err := openKB(c.Context, e, repo)
 			if err != nil {
