@@ -164,6 +164,11 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	if err := lookupCache(ctx, repo, mk, wants, ro); err != nil {
 		return st, err
 	}
+	for _, w := range wants {
+		if dim == 0 && w.vec != nil {
+			dim = len(w.vec) - 4 // a rebuilt index: the cache knows the dimension
+		}
+	}
 	if s, ok := o.Embedder.(interface{ SetDim(int) }); ok && dim > 0 {
 		s.SetDim(dim)
 	}

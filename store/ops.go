@@ -167,6 +167,11 @@ func (d *DB) Lengths(pv byte, seg uint32) ([]uint32, error) {
 		}
 		return r.err
 	})
+	if errors.Is(err, ErrNotFound) {
+		// Asked for by a view, so written with it: a damaged table (a
+		// block that fails its checksum reads as absent).
+		return nil, corrupt("the chunk lengths of segment %d are missing", seg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("chunk lengths of segment %d: %w", seg, err)
 	}

@@ -195,7 +195,10 @@ func openFailed(dir string, err error) error {
 	switch {
 	case errors.As(err, &de) || errors.As(err, &se):
 		return err
-	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EIO):
+	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EIO),
+		// Badger words some errnos only in text.
+		strings.Contains(err.Error(), "read-only file system"), strings.Contains(err.Error(), "permission denied"),
+		strings.Contains(err.Error(), "input/output error"):
 		return fmt.Errorf("open index %s: %w", dir, err)
 	}
 	return &DamagedError{Dir: dir, File: fileIn(err.Error()), What: firstLine(err.Error())}

@@ -56,10 +56,33 @@ func friendly(err error) error {
 		return fmt.Errorf("%w; free some space and run the command again", se)
 	case errors.Is(err, syscall.EROFS) || strings.Contains(err.Error(), "read-only file system"):
 		return fmt.Errorf("cannot write the index: the file system is read-only (%v)", firstLine(err))
+	case isMissingObject(err):
+		return fmt.Errorf("a git object is missing from the repository (%s): a partial clone, or a damaged repository (run git fsck)", missingObject(err))
 	case errors.Is(err, syscall.EIO) || strings.Contains(err.Error(), "input/output error"):
 		return fmt.Errorf("the disk failed to read or write (%v); check the disk, then run: git kb doctor", firstLine(err))
 	}
 	return err
+}
+
+// isMissingObject recognises git failing on an object it does not have.
+func isMissingObject(err error) bool {
+	var ge *gitx.GitError
+	var me *gitx.MissingObjectsError
+	if errors.As(err, &me) {
+		return true
+	}
+	return errors.As(err, &ge) && (strings.Contains(ge.Stderr, "unable to read") || strings.Contains(ge.Stderr, "bad object") ||
+		strings.Contains(ge.Stderr, "missing blob") || strings.Contains(ge.Stderr, "does not exist") && strings.Contains(ge.Stderr, "object"))
+}
+
+func missingObject(err error) string {
+	var me *gitx.MissingObjectsError
+	if errors.As(err, &me) {
+		return me.First
+	}
+	var ge *gitx.GitError
+	errors.As(err, &ge)
+	return firstLine(errors.New(strings.TrimPrefix(strings.TrimSpace(ge.Stderr), "fatal: ")))
 }
 
 // firstLine keeps an error to one line.
