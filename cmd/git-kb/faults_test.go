@@ -321,12 +321,20 @@ func TestFaultMatrix(t *testing.T) {
 	for _, f := range faults {
 		table[f.name] = map[string]string{}
 		t.Run(f.name, func(t *testing.T) {
-			last := ""
+			last, shared := "", ""
 			for _, c := range faultCmds {
-				dir := copyRepo(t, base)
-				if !f.apply(t, dir) {
-					table[f.name][c.name] = "skipped"
-					continue
+				// Commands that write (index, gc) get a copy each; the
+				// readers share one, which keeps the matrix fast.
+				dir := shared
+				if dir == "" || c.name == "index" || c.name == "gc" {
+					dir = copyRepo(t, base)
+					if !f.apply(t, dir) {
+						table[f.name][c.name] = "skipped"
+						continue
+					}
+					if c.name != "index" && c.name != "gc" {
+						shared = dir
+					}
 				}
 				var r faultRun
 				switch c.name {
