@@ -245,7 +245,7 @@ func onTmpfs(size string, ro bool) func(t *testing.T, dir string) bool {
 			}
 		} else {
 			// Fill what is left, leaving a little: a full disk.
-			exec.Command("sh", "-c", "dd if=/dev/zero of="+mnt+"/filler bs=64k 2>/dev/null; rm -f "+mnt+"/filler; dd if=/dev/zero of="+mnt+"/filler bs=1k count=$(( $(df -k --output=avail "+mnt+" | tail -1) - 256 )) 2>/dev/null").Run()
+			exec.Command("sh", "-c", "dd if=/dev/zero of="+mnt+"/filler bs=64k 2>/dev/null; rm -f "+mnt+"/filler; dd if=/dev/zero of="+mnt+"/filler bs=1k count=$(( $(df -k --output=avail "+mnt+" | tail -1) - 16 )) 2>/dev/null").Run()
 		}
 		// A new commit: HEAD is not indexed and cannot be.
 		gittest.Commit(t, dir, "third", genDocs(30, 99, "more"))
