@@ -199,18 +199,17 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	// Embed in groups, flushing to the cache every FlushEvery.
 	var pending []*want
 	lastFlush := time.Now()
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
+	// Cached vectors go to the index (where search, push and pull read
+	// them) and to the embedding cache store, which survives a rebuild.
+	writeCache := func(dir string, ws []*want) error {
 		cw := rw
-		cw.Reserve = int64(len(pending)) * int64(len(pending[0].vec)+32)
-		db, err := store.Open(ctx, CacheDir(repo), cw)
+		cw.Reserve = int64(len(ws)) * int64(len(ws[0].vec)+32)
+		db, err := store.Open(ctx, dir, cw)
 		if err != nil {
 			return err
 		}
 		b := db.NewBatch(PipelineVersion)
-		for _, w := range pending {
+		for _, w := range ws {
 			if err := b.CacheVector(mk, w.key, w.vec); err != nil {
 				b.Cancel()
 				db.Close()
@@ -220,6 +219,16 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 		err = b.Flush()
 		if cerr := db.Close(); err == nil {
 			err = cerr
+		}
+		return err
+	}
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		err := writeCache(dbDir, pending)
+		if err == nil {
+			err = writeCache(CacheDir(repo), pending)
 		}
 		pending = pending[:0]
 		lastFlush = time.Now()

@@ -95,10 +95,8 @@ func classify(dir string, err error) error {
 	case errors.Is(err, syscall.ENOSPC) || strings.Contains(msg, "no space left on device"):
 		return &SpaceError{Dir: dir, Free: FreeSpace(dir)}
 	case strings.Contains(msg, "checksum") || strings.Contains(msg, "CHECKSUM") ||
-		strings.Contains(msg, "corrupt") || strings.Contains(msg, "Corrupt") ||
-		strings.Contains(msg, "MANIFEST") || strings.Contains(msg, "manifest") ||
-		strings.Contains(msg, "KEYREGISTRY") || strings.Contains(msg, "Invalid checksum") ||
-		strings.Contains(msg, "while decoding") || strings.Contains(msg, "unexpected EOF"):
+		strings.Contains(msg, "MANIFEST") || strings.Contains(msg, "manifest has") ||
+		strings.Contains(msg, "KEYREGISTRY"):
 		return &DamagedError{Dir: dir, File: fileIn(msg), What: firstLine(msg)}
 	}
 	return err

@@ -164,10 +164,10 @@ or the file is left out of the index with a .kbignore line.`,
 				}
 			}
 			pulled, err := share.CheckPulled(c.Context, repo, pulledSample, lockWait)
-			if err != nil {
+			if err != nil && !needsRebuild(checks) {
 				return err
 			}
-			checks = append(checks, pulled...)
+			checks = append(checks, pulled...) // a damaged index: reported above
 			if cfg.Off != "" {
 				checks = append(checks, index.Check{Name: "dense", Status: "ok", Detail: "off: " + cfg.Off})
 			}
