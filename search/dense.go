@@ -109,17 +109,22 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 	}
 	var q []float32
 	if err := lap("embed query", func() error {
+		var o callOutcome
 		if req.qv != nil {
 			select {
 			case <-req.qv.done:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			q, err = req.qv.vec, req.qv.err
-			return err
+			q, o, err = req.qv.vec, req.qv.outcome, req.qv.err
+		} else {
+			// A secret pasted into the query stays on this machine too.
+			q, o, err = s.queryVector(ctx, s.Secrets.RedactText("", req.Query))
 		}
-		// A secret pasted into the query stays on this machine too.
-		q, err = s.queryVector(ctx, s.Secrets.RedactText("", req.Query))
+		// Only now, with the vector wanted, does the call's outcome
+		// teach the breaker: a prefetch for a commit without vectors
+		// must not open it (nor close it).
+		d.record(o, err)
 		return err
 	}); err != nil {
 		return res, err
@@ -168,22 +173,44 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 
 // queryFuture is a query vector being computed.
 type queryFuture struct {
-	done chan struct{}
-	vec  []float32
-	err  error
+	done    chan struct{}
+	vec     []float32
+	outcome callOutcome
+	err     error
 }
 
 func (s *Searcher) prefetchQueryVector(ctx context.Context, query string) *queryFuture {
 	f := &queryFuture{done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		f.vec, f.err = s.queryVector(ctx, query)
+		f.vec, f.outcome, f.err = s.queryVector(ctx, query)
 	}()
 	return f
 }
 
+// callOutcome says what a query embedding learned of the endpoint, for
+// the breaker: nothing (a cache hit, a local model, the breaker already
+// open, the user gave up), a success, or a failure of the endpoint.
+type callOutcome int
+
+const (
+	callNone callOutcome = iota
+	callOK
+	callFailed
+)
+
+// record tells the breaker what a call whose vector was used learned.
+func (d *Dense) record(o callOutcome, err error) {
+	switch o {
+	case callOK:
+		d.Breaker.Ok()
+	case callFailed:
+		d.Breaker.Fail(err)
+	}
+}
+
 // queryVector embeds the query, through the file cache for remote models.
-func (s *Searcher) queryVector(ctx context.Context, query string) ([]float32, error) {
+func (s *Searcher) queryVector(ctx context.Context, query string) ([]float32, callOutcome, error) {
 	d := s.Dense
 	var path string
 	if d.QueryCacheDir != "" && !d.Embedder.Local() {
@@ -194,15 +221,15 @@ func (s *Searcher) queryVector(ctx context.Context, query string) ([]float32, er
 			for i := range v {
 				v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 			}
-			return v, nil
+			return v, callNone, nil
 		}
 	}
-	vs, err := d.embedQuery(ctx, query)
+	vs, o, err := d.embedQuery(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, o, err
 	}
 	if len(vs) != 1 {
-		return nil, fmt.Errorf("embedder returned %d vectors for one query", len(vs))
+		return nil, callFailed, fmt.Errorf("embedder returned %d vectors for one query", len(vs))
 	}
 	if path != "" {
 		b := make([]byte, 0, 4*len(vs[0]))
@@ -217,16 +244,18 @@ func (s *Searcher) queryVector(ctx context.Context, query string) ([]float32, er
 			}
 		}
 	}
-	return vs[0], nil
+	return vs[0], o, nil
 }
 
 // embedQuery calls the embedder within the query budget, unless the
-// breaker says the endpoint failed moments ago; failures open the breaker.
-func (d *Dense) embedQuery(ctx context.Context, query string) ([][]float32, error) {
+// breaker says the endpoint failed moments ago. It says what the call
+// learned of the endpoint; the caller tells the breaker if the vector is
+// used (record).
+func (d *Dense) embedQuery(ctx context.Context, query string) ([][]float32, callOutcome, error) {
 	remote := !d.Embedder.Local()
 	if remote {
 		if err := d.Breaker.Check(); err != nil {
-			return nil, fmt.Errorf("the embedding endpoint is %w", err)
+			return nil, callNone, fmt.Errorf("the embedding endpoint is %w", err)
 		}
 	}
 	qctx := ctx
@@ -238,7 +267,7 @@ func (d *Dense) embedQuery(ctx context.Context, query string) ([][]float32, erro
 	vs, err := d.Embedder.Embed(qctx, []string{query})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err() // the user gave up; not the endpoint's fault
+			return nil, callNone, ctx.Err() // the user gave up; not the endpoint's fault
 		}
 		if qctx.Err() != nil {
 			why := ""
@@ -247,15 +276,15 @@ func (d *Dense) embedQuery(ctx context.Context, query string) ([][]float32, erro
 			}
 			err = fmt.Errorf("no query vector within %s (kb.embed.queryTimeoutMs)%s", d.QueryTimeout, why)
 		}
-		if remote {
-			d.Breaker.Fail(err)
+		if !remote {
+			return nil, callNone, err
 		}
-		return nil, err
+		return nil, callFailed, err
 	}
-	if remote {
-		d.Breaker.Ok()
+	if !remote {
+		return vs, callNone, nil
 	}
-	return vs, nil
+	return vs, callOK, nil
 }
 
 // Fusion methods.

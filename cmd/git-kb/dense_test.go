@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -137,9 +139,8 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 	gittest.Git(t, dir, "config", "kb.embed.model", "fake-embed")
 	gittest.Git(t, dir, "config", "kb.embed.batchSize", "1")
 	gittest.Git(t, dir, "config", "kb.embed.maxRetries", "-1")
-	// The endpoint fails and recovers within this test: no cooldown, so
-	// the search after the recovery tries it (the breaker has its own test).
-	gittest.Git(t, dir, "config", "kb.embed.cooldown", "0")
+	// The default cooldown stays on: a search of a commit without vectors
+	// must not open the breaker, so the search after the recovery is hybrid.
 
 	// The endpoint dies after two requests: the lexical index is complete,
 	// embedding fails, and what was embedded is kept.
@@ -151,6 +152,9 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 	r := searchJSON(t, dir, "连接池")
 	if r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "no vectors") || len(r.Results) == 0 {
 		t.Fatalf("search before vectors: mode %s degraded %q", r.Mode, r.Degraded)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "kb", "embed-breaker.json")); err == nil {
+		t.Fatalf("a query vector nobody used opened the breaker")
 	}
 	srv.failAt.Store(0)
 	st := indexJSON(t, dir)
