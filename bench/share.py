@@ -200,7 +200,8 @@ def main():
     url = f"http://127.0.0.1:{srv.server_port}/v1"
     kb = os.path.abspath(a.kb)
     results = []
-    with tempfile.TemporaryDirectory(prefix="kb-share-") as tmp:
+    # Background processes git starts (gc --auto) may still write there.
+    with tempfile.TemporaryDirectory(prefix="kb-share-", ignore_cleanup_errors=True) as tmp:
         if a.docs:
             src = os.path.join(tmp, "docs-src")
             sh(["git", "clone", "-q", a.docs, src], tmp)
@@ -209,6 +210,7 @@ def main():
             files = sh(["git", "ls-files", "*.md"], src).stdout.split()
             qs = load_queries([a.docs_queries] if a.docs_queries else [], a.max_queries) or ["回滚", "连接池"]
             results.append(bench("docs (tidb-docs-cn, with history)", src, kb, url, qs, w, append_line(files[len(files) // 2])))
+            print(json.dumps(results[-1], ensure_ascii=False), flush=True)
         if a.gosrc:
             src = os.path.join(tmp, "gosrc")
             shutil.copytree(a.gosrc, src, symlinks=True)
@@ -219,8 +221,7 @@ def main():
             os.makedirs(w)
             qs = load_queries([a.go_queries] if a.go_queries else [], a.max_queries) or ["error handling", "HTTP redirect"]
             results.append(bench("Go src", src, kb, url, qs, w, append_line("net/http/server.go")))
-    for r in results:
-        print(json.dumps(r, ensure_ascii=False))
+            print(json.dumps(results[-1], ensure_ascii=False), flush=True)
 
 
 if __name__ == "__main__":
