@@ -57,15 +57,16 @@ type SpaceError struct {
 
 func (e *SpaceError) Error() string {
 	if e.Need > 0 {
-		return fmt.Sprintf("not enough disk space for the index in %s: %s free, about %s needed", e.Dir, human(e.Free), human(e.Need))
+		return fmt.Sprintf("not enough disk space for the index in %s: %s free, about %s needed", e.Dir, HumanBytes(e.Free), HumanBytes(e.Need))
 	}
-	return fmt.Sprintf("the disk holding the index in %s is full (%s free)", e.Dir, human(e.Free))
+	return fmt.Sprintf("the disk holding the index in %s is full (%s free)", e.Dir, HumanBytes(e.Free))
 }
 
 // Is makes errors.Is(err, syscall.ENOSPC) true.
 func (e *SpaceError) Is(target error) bool { return target == syscall.ENOSPC }
 
-func human(n int64) string {
+// HumanBytes prints a byte count the way people read disk sizes (KiB, MiB, GiB).
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))

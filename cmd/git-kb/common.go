@@ -137,17 +137,8 @@ func printTimings(w io.Writer, what string, t map[string]float64) {
 	fmt.Fprintf(w, "timings (%s): %s\n", what, strings.Join(parts, ", "))
 }
 
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+// humanBytes is store.HumanBytes: one way of printing sizes in every message.
+func humanBytes(n int64) string { return store.HumanBytes(n) }
 
 // worktreeFlag is --worktree, for search, context and ask.
 var worktreeFlag = &cli.BoolFlag{Name: "worktree", Usage: "search HEAD plus the working tree's uncommitted files (modified, added, untracked; cited as worktree:PATH)"}
