@@ -88,6 +88,10 @@ type Installed struct {
 	Exclude string    `json:"exclude,omitempty"` // the block appended to info/exclude
 	ExclIn  string    `json:"exclude_file,omitempty"`
 	Noticed time.Time `json:"noticed,omitempty"` // when search/status said the hooks are gone
+	// --shared with lefthook or pre-commit: the block appended to the
+	// team's config, taken out again byte for byte by uninstall.
+	TeamFile  string `json:"team_file,omitempty"`
+	TeamBlock string `json:"team_block,omitempty"`
 }
 
 const installedFile = "installed.json"
@@ -136,6 +140,11 @@ func (in *Installed) Missing() []string {
 	for _, p := range in.Lines {
 		if b, err := os.ReadFile(p); err != nil || !bytes.Contains(b, []byte("git kb hooks run")) {
 			gone = append(gone, p)
+		}
+	}
+	if in.TeamFile != "" {
+		if b, err := os.ReadFile(in.TeamFile); err != nil || !bytes.Contains(b, []byte(in.TeamBlock)) {
+			gone = append(gone, in.TeamFile)
 		}
 	}
 	for _, p := range in.Managed {
@@ -320,6 +329,16 @@ func UninstallRecorded(in *Installed) ([]string, error) {
 			did = append(did, filepath.Base(p)+": took our line out of "+p)
 		}
 	}
+	if in.TeamFile != "" {
+		if b, err := os.ReadFile(in.TeamFile); err == nil {
+			if nb := bytes.Replace(b, []byte(in.TeamBlock), nil, 1); !bytes.Equal(nb, b) {
+				if err := writeKeepMode(in.TeamFile, nb); err != nil {
+					return did, err
+				}
+				did = append(did, "took our hooks out of "+in.TeamFile)
+			}
+		}
+	}
 	if in.Exclude != "" {
 		if b, err := os.ReadFile(in.ExclIn); err == nil {
 			if nb := bytes.Replace(b, []byte(in.Exclude), nil, 1); !bytes.Equal(nb, b) {
@@ -391,6 +410,28 @@ func InstallLefthook(s Setup, exe, exclude string, in *Installed) ([]string, err
 	if err := addExclude(exclude, []string{"/" + lefthookLocal}, in); err != nil {
 		return did, err
 	}
+	d, err := activateLefthook(s, in)
+	return append(did, d...), err
+}
+
+// InstallLefthookShared appends our hooks, with no machine path, to the
+// team's lefthook config (ShareLefthook) and runs `lefthook install`.
+func InstallLefthookShared(s Setup, in *Installed) ([]string, error) {
+	if b, err := os.ReadFile(filepath.Join(s.WorkTree, lefthookLocal)); err == nil && bytes.Contains(b, []byte(marker)) {
+		return nil, fmt.Errorf("%s holds per-user git-kb hooks: run 'git kb hooks uninstall' first, then install --shared", lefthookLocal)
+	}
+	d, err := ShareLefthook(s.WorkTree, in)
+	if err != nil {
+		return nil, err
+	}
+	more, err := activateLefthook(s, in)
+	return append([]string{d}, more...), err
+}
+
+// activateLefthook runs `lefthook install` and records the hooks it
+// added for us, so uninstall takes them away again.
+func activateLefthook(s Setup, in *Installed) ([]string, error) {
+	var did []string
 	var before []string
 	for _, n := range Names {
 		if !exists(filepath.Join(s.HooksDir, n)) {

@@ -46,13 +46,15 @@ tracked file: husky 9 and a core.hooksPath folder in the work tree get
 untracked hooks listed in .git/info/exclude (a tracked team hook is left
 alone; --shared adds one line, with no machine path, for the team to
 commit); lefthook gets lefthook-local.yml and 'lefthook install'; the
-pre-commit framework keeps ours as <name>.legacy and runs them. If the
+pre-commit framework keeps ours as <name>.legacy and runs them. With
+--shared, lefthook.yml gets our four hooks and .pre-commit-config.yaml a
+'repo: local' hook, appended as text (uninstall takes them out). If the
 hooks vanish later, search and status say so once and doctor warns.`,
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
 				Usage: "install the hooks (chaining any existing ones; per-user unless --shared)",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "shared", Usage: "add one line, with no machine path, to the team's tracked hook files (husky, a core.hooksPath folder) for the team to commit"}},
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "shared", Usage: "add our hooks, with no machine path, to the team's tracked files (husky, a core.hooksPath folder, lefthook.yml, .pre-commit-config.yaml) for the team to commit"}},
 				Action: func(c *cli.Context) error {
 					repo, dir, err := hooksDir(c)
 					if err != nil {
@@ -72,6 +74,12 @@ hooks vanish later, search and status say so once and doctor warns.`,
 					in := &hooks.Installed{At: time.Now().UTC(), Kind: s.Kind}
 					if prev := hooks.ReadInstalled(repo.KBDir()); prev != nil {
 						in.Exclude, in.ExclIn = prev.Exclude, prev.ExclIn // replaced, not added twice
+						// A block --shared added stays ours to remove, and so do
+						// hooks lefthook added for us, whatever this install does.
+						in.TeamFile, in.TeamBlock = prev.TeamFile, prev.TeamBlock
+						if prev.Kind == s.Kind {
+							in.Added = prev.Added
+						}
 					}
 					var did []string
 					switch s.Kind {
@@ -95,14 +103,32 @@ hooks vanish later, search and status say so once and doctor warns.`,
 						}, in)
 						did = append(did, d...)
 					case hooks.KindLefthook:
-						if c.Bool("shared") {
-							return usagef("with lefthook, share the hooks by adding them to lefthook.yml; 'git kb hooks install' prints the lines (in lefthook-local.yml)")
-						}
 						// Ours in .git/hooks (an earlier install) would be moved aside by lefthook.
 						if _, err := hooks.Uninstall(dir); err != nil {
 							return err
 						}
-						did, err = hooks.InstallLefthook(s, exe, repo.InfoExclude(), in)
+						if c.Bool("shared") {
+							did, err = hooks.InstallLefthookShared(s, in)
+						} else {
+							did, err = hooks.InstallLefthook(s, exe, repo.InfoExclude(), in)
+						}
+					case hooks.KindPreCommit:
+						// Ours in .git/hooks work now; --shared also gives the team
+						// a repo: local hook, which works once each member runs
+						// pre-commit install for those hook types.
+						if c.Bool("shared") {
+							var d string
+							if d, err = hooks.SharePreCommit(repo.WorkTree, in); err != nil {
+								return err
+							}
+							did = append(did, d)
+						}
+						var d []string
+						d, err = hooks.Install(dir, exe)
+						did = append(did, d...)
+						for _, n := range hooks.Names {
+							in.Scripts = append(in.Scripts, filepath.Join(dir, n))
+						}
 					default:
 						if c.Bool("shared") {
 							return usagef("--shared adds a line to hook files kept in the work tree (husky, core.hooksPath); here git runs hooks from %s, which is per-user already", dir)
@@ -127,9 +153,16 @@ hooks vanish later, search and status say so once and doctor warns.`,
 					case hooks.KindTeam:
 						fmt.Fprintf(e.Stdout, "core.hooksPath is %s, in the work tree\n", s.Dir)
 					case hooks.KindPreCommit:
-						fmt.Fprintf(e.Stdout, "pre-commit: our hooks keep working after 'pre-commit install' (it keeps them as <hook>.legacy and runs them). To share them with the team, add to .pre-commit-config.yaml:\n%s", preCommitSnippet)
+						fmt.Fprintln(e.Stdout, "pre-commit: our hooks keep working after 'pre-commit install' (it keeps them as <hook>.legacy and runs them)")
+						if !c.Bool("shared") {
+							fmt.Fprintf(e.Stdout, "to share them with the team, run 'git kb hooks install --shared', or add under repos: in .pre-commit-config.yaml:\n%s", hooks.PreCommitHook)
+						}
 					case hooks.KindLefthook:
-						fmt.Fprintln(e.Stdout, "lefthook: the hooks are in lefthook-local.yml, so 'lefthook install' keeps them; git status is unchanged")
+						if c.Bool("shared") {
+							fmt.Fprintln(e.Stdout, "lefthook: the hooks are in the team's config, so 'lefthook install' keeps them")
+						} else {
+							fmt.Fprintln(e.Stdout, "lefthook: the hooks are in lefthook-local.yml, so 'lefthook install' keeps them; git status is unchanged")
+						}
 					default:
 						fmt.Fprintf(e.Stdout, "hooks in %s\n", dir)
 					}
@@ -351,19 +384,6 @@ func hookPull(ctx context.Context, e, quiet env, repo *gitx.Repo) (*index.Stats,
 		time.Now().Format(time.RFC3339), res.Ref, remote, res.Imported, res.Present, st.BlobsNew)
 	return st, true
 }
-
-// preCommitSnippet is the pre-commit framework's way to run git kb from
-// the team's .pre-commit-config.yaml.
-const preCommitSnippet = `  - repo: local
-    hooks:
-      - id: git-kb
-        name: git kb index
-        entry: git kb hooks run post-commit
-        language: system
-        always_run: true
-        pass_filenames: false
-        stages: [post-checkout, post-commit, post-merge, post-rewrite]
-`
 
 // noticeGoneHooks says once, in one line on stderr, that hooks installed
 // here have disappeared (a hook manager regenerated its folder).

@@ -237,3 +237,93 @@ func TestHooksWithPreCommit(t *testing.T) {
 	}
 	sameSnapshot(t, "pre-commit's hooks after uninstall", hooks0, after)
 }
+
+// --shared with the pre-commit framework: a `repo: local` hook appended to
+// the team's .pre-commit-config.yaml (which pre-commit accepts), a second
+// install changes nothing, and a teammate who clones the repository and
+// runs `pre-commit install` gets an index that follows commits, with no
+// `git kb hooks install` of their own; uninstall gives the file back byte
+// for byte.
+func TestHooksSharedWithPreCommit(t *testing.T) {
+	precommit := needTool(t, "pre-commit", "apt-get install pre-commit")
+	t.Setenv("PATH", filepath.Dir(gitKBBinary(t))+string(os.PathListSeparator)+os.Getenv("PATH")) // `git kb` for the teammate's hook
+	dir := gittest.New(t, docs)
+	config := "# the team's hooks\nrepos:\n-   repo: local\n    hooks:\n    -   id: team\n        name: team\n        entry: 'true'\n        language: system\n        pass_filenames: false\n"
+	gittest.Commit(t, dir, "pre-commit", map[string]string{".pre-commit-config.yaml": config})
+	file := filepath.Join(dir, ".pre-commit-config.yaml")
+
+	out := kbBin(t, dir, "hooks", "install", "--shared")
+	shared, _ := os.ReadFile(file)
+	if !strings.Contains(out, "added a 'repo: local' hook") || !strings.HasPrefix(string(shared), config) || !strings.Contains(string(shared), "entry: git kb hooks run post-commit") {
+		t.Fatalf("install --shared:\n%s\n.pre-commit-config.yaml:\n%s", out, shared)
+	}
+	runIn(t, dir, precommit, "validate-config", ".pre-commit-config.yaml")
+	if out := kbBin(t, dir, "hooks", "install", "--shared"); !strings.Contains(out, "already runs git kb") {
+		t.Errorf("second install --shared:\n%s", out)
+	}
+	if again, _ := os.ReadFile(file); string(again) != string(shared) {
+		t.Errorf("second install --shared changed the file:\n%s", again)
+	}
+	gittest.Commit(t, dir, "share git kb", map[string]string{".pre-commit-config.yaml": string(shared)})
+
+	mate := filepath.Join(t.TempDir(), "mate")
+	gittest.Git(t, dir, "clone", "-q", dir, mate)
+	runIn(t, mate, precommit, "install", "-t", "post-commit", "-t", "post-checkout", "-t", "post-merge", "-t", "post-rewrite")
+	gittest.Commit(t, mate, "a teammate's commit", map[string]string{"docs/new.md": "# 新文档\n"})
+	waitIndexed(t, mate, "a teammate's commit through the shared pre-commit hook")
+	if runsLogged(t, filepath.Join(mate, ".git")) == 0 {
+		t.Error("the teammate's index was not built by the hook runner")
+	}
+
+	kbBin(t, dir, "hooks", "uninstall")
+	if after, _ := os.ReadFile(file); string(after) != config {
+		t.Errorf("after uninstall:\n%q\nwant\n%q", after, config)
+	}
+}
+
+// --shared with lefthook: our four hooks appended to the team's
+// lefthook.yml, re-install a no-op, uninstall byte for byte; with the real
+// lefthook, a commit is indexed through them.
+func TestHooksSharedWithLefthook(t *testing.T) {
+	dir := gittest.New(t, docs)
+	config := "# the team's hooks\npre-commit:\n  commands:\n    team:\n      run: echo team pre-commit\n"
+	gittest.Commit(t, dir, "lefthook", map[string]string{"lefthook.yml": config})
+	file := filepath.Join(dir, "lefthook.yml")
+
+	out := kbBin(t, dir, "hooks", "install", "--shared")
+	shared, _ := os.ReadFile(file)
+	if !strings.Contains(out, "added post-checkout, post-commit, post-merge, post-rewrite to lefthook.yml") || !strings.HasPrefix(string(shared), config) ||
+		!strings.Contains(string(shared), "git kb hooks run post-commit {0}") || strings.Contains(string(shared), gitKBBinary(t)) {
+		t.Fatalf("install --shared:\n%s\nlefthook.yml:\n%s", out, shared)
+	}
+	if out := kbBin(t, dir, "hooks", "install", "--shared"); !strings.Contains(out, "already runs git kb") {
+		t.Errorf("second install --shared:\n%s", out)
+	}
+	if again, _ := os.ReadFile(file); string(again) != string(shared) {
+		t.Errorf("second install --shared changed the file:\n%s", again)
+	}
+	if lefthook, err := exec.LookPath("lefthook"); err == nil {
+		runIn(t, dir, lefthook, "validate")
+		t.Setenv("PATH", filepath.Dir(gitKBBinary(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+		gittest.Commit(t, dir, "after install --shared", map[string]string{"docs/new.md": "# 新文档\n"})
+		waitIndexed(t, dir, "a commit through lefthook.yml's shared hook")
+		if runsLogged(t, filepath.Join(dir, ".git")) == 0 {
+			t.Error("the index was not built by the hook runner")
+		}
+	} else {
+		t.Log("lefthook not installed (npm install -g lefthook): the shared hooks were checked as text only")
+	}
+	kbBin(t, dir, "hooks", "uninstall")
+	if after, _ := os.ReadFile(file); string(after) != config {
+		t.Errorf("after uninstall:\n%q\nwant\n%q", after, config)
+	}
+	// A hook the team already has: refused in one line, file untouched.
+	gittest.Commit(t, dir, "team post-merge", map[string]string{"lefthook.yml": config + "post-merge:\n  commands:\n    deps:\n      run: npm ci\n"})
+	cmd := exec.Command(gitKBBinary(t), "hooks", "install", "--shared")
+	cmd.Dir, cmd.Env = dir, gittest.Env()
+	b, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(b), "already has post-merge: add by hand") {
+		t.Errorf("install --shared over a team post-merge: %v\n%s", err, b)
+	}
+	gitClean(t, dir, "after a refused install --shared")
+}
