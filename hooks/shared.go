@@ -82,6 +82,10 @@ func SharePreCommit(workTree string, in *Installed) (string, error) {
 	byHand := fmt.Errorf(".pre-commit-config.yaml: cannot append safely (repos: must be the last top-level key, a block list); add by hand under repos: the 'repo: local' hook that 'git kb hooks install' prints")
 	last, indent := "", -1
 	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "---") || strings.HasPrefix(l, "...") {
+			last = "" // a YAML document marker: text after it is not under repos:
+			continue
+		}
 		if m := topKey.FindStringSubmatch(l); m != nil {
 			last, indent = strings.Trim(m[1], `"'`), -1
 			if rest := strings.TrimSpace(l[len(m[0]):]); rest != "" && !strings.HasPrefix(rest, "#") {

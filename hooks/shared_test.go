@@ -16,7 +16,7 @@ func TestSharedConfigsRoundTrip(t *testing.T) {
 		want             string // a line the block must hold, as the file's indentation wants it
 	}{
 		{"pre-commit, two-space list", ".pre-commit-config.yaml",
-			"# team hooks\ndefault_stages: [pre-commit]\nrepos:\n  - repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: v4.5.0   # pinned\n    hooks:\n      - id: trailing-whitespace\n",
+			"---\n# team hooks\ndefault_stages: [pre-commit]\nrepos:\n  - repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: v4.5.0   # pinned\n    hooks:\n      - id: trailing-whitespace\n",
 			SharePreCommit, "\n  - repo: local\n    hooks:\n      - id: git-kb\n        name: git kb index\n        entry: git kb hooks run post-commit\n"},
 		{"pre-commit, sample-config style, no final newline", ".pre-commit-config.yaml",
 			"repos:\n-   repo: local\n    hooks:\n    -   id: team\n        name: team\n        entry: 'true'\n        language: system",
@@ -66,6 +66,7 @@ func TestSharedConfigsRefuse(t *testing.T) {
 	cases := []struct{ name, file, text, say string }{
 		{"repos not last", ".pre-commit-config.yaml", "repos:\n  - repo: local\n    hooks: []\nfail_fast: true\n", "add by hand"},
 		{"flow list", ".pre-commit-config.yaml", "repos: []\n", "add by hand"},
+		{"document end", ".pre-commit-config.yaml", "repos:\n  - repo: local\n    hooks: []\n...\n", "add by hand"},
 		{"lefthook hook exists", "lefthook.yml", "post-merge:\n  commands:\n    deps:\n      run: npm ci\n", "already has post-merge"},
 	}
 	for _, c := range cases {
