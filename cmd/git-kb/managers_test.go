@@ -7,10 +7,27 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/hooks"
 )
+
+// waitRunLogged checks that the hook runner built the index: it logs its
+// run after the view is published, so the line may come a moment after
+// status sees HEAD indexed.
+func waitRunLogged(t *testing.T, commonDir, what string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for runsLogged(t, commonDir) == 0 {
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(commonDir, "kb", hooks.LogFile))
+			t.Errorf("%s was not built by the hook runner; hooks.log:\n%s", what, log)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
 
 // needTool finds a hook manager on PATH or skips the test, saying how to
 // get it (.ci/run installs them).
@@ -271,9 +288,7 @@ func TestHooksSharedWithPreCommit(t *testing.T) {
 	runIn(t, mate, precommit, "install", "-t", "post-commit", "-t", "post-checkout", "-t", "post-merge", "-t", "post-rewrite")
 	gittest.Commit(t, mate, "a teammate's commit", map[string]string{"docs/new.md": "# 新文档\n"})
 	waitIndexed(t, mate, "a teammate's commit through the shared pre-commit hook")
-	if runsLogged(t, filepath.Join(mate, ".git")) == 0 {
-		t.Error("the teammate's index was not built by the hook runner")
-	}
+	waitRunLogged(t, filepath.Join(mate, ".git"), "the teammate's index")
 
 	kbBin(t, dir, "hooks", "uninstall")
 	if after, _ := os.ReadFile(file); string(after) != config {
@@ -307,9 +322,7 @@ func TestHooksSharedWithLefthook(t *testing.T) {
 		t.Setenv("PATH", filepath.Dir(gitKBBinary(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
 		gittest.Commit(t, dir, "after install --shared", map[string]string{"docs/new.md": "# 新文档\n"})
 		waitIndexed(t, dir, "a commit through lefthook.yml's shared hook")
-		if runsLogged(t, filepath.Join(dir, ".git")) == 0 {
-			t.Error("the index was not built by the hook runner")
-		}
+		waitRunLogged(t, filepath.Join(dir, ".git"), "the index")
 	} else {
 		t.Log("lefthook not installed (npm install -g lefthook): the shared hooks were checked as text only")
 	}
