@@ -82,18 +82,7 @@ func (r *Record) Encode() ([]byte, error) {
 			i := idx[t.Term]
 			b = binary.AppendUvarint(b, uint64(i-prev))
 			prev = i
-			var mask byte
-			for f, tf := range t.TF {
-				if tf > 0 {
-					mask |= 1 << f
-				}
-			}
-			b = append(b, mask)
-			for _, tf := range t.TF {
-				if tf > 0 {
-					b = binary.AppendUvarint(b, uint64(tf))
-				}
-			}
+			b = store.AppendFieldFreqs(b, t.TF) // the same layout as the store's postings
 		}
 	}
 	return b, nil

@@ -297,6 +297,24 @@ type Posting struct {
 	TF    [NumFields]uint16
 }
 
+// AppendFieldFreqs appends a term's per-field frequencies as postings hold
+// them: a bitmask of the fields it occurs in, then the non-zero counts.
+func AppendFieldFreqs(b []byte, tf [NumFields]uint16) []byte {
+	var mask byte
+	for f, n := range tf {
+		if n > 0 {
+			mask |= 1 << f
+		}
+	}
+	b = append(b, mask)
+	for _, n := range tf {
+		if n > 0 {
+			b = binary.AppendUvarint(b, uint64(n))
+		}
+	}
+	return b
+}
+
 // EncodePostings encodes postings sorted by chunk: count, then per posting
 // the chunk delta, a field bitmask and the non-zero frequencies.
 func EncodePostings(ps []Posting) []byte {
@@ -306,18 +324,7 @@ func EncodePostings(ps []Posting) []byte {
 	for _, p := range ps {
 		b = binary.AppendUvarint(b, uint64(p.Chunk-prev))
 		prev = p.Chunk
-		var mask byte
-		for f, tf := range p.TF {
-			if tf > 0 {
-				mask |= 1 << f
-			}
-		}
-		b = append(b, mask)
-		for _, tf := range p.TF {
-			if tf > 0 {
-				b = binary.AppendUvarint(b, uint64(tf))
-			}
-		}
+		b = AppendFieldFreqs(b, p.TF)
 	}
 	return b
 }
