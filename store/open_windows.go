@@ -44,3 +44,13 @@ func openBadger(opts badger.Options) (*badger.DB, func(), error) {
 	}
 	return db, func() { l.Unlock() }, nil
 }
+
+// lockExclusive takes our read-write lock (see openBadger), if nobody
+// holds it.
+func lockExclusive(dir string) (unlock func(), ok bool) {
+	l := flock.New(filepath.Join(dir, lockName))
+	if got, err := l.TryLock(); err != nil || !got {
+		return nil, false
+	}
+	return func() { l.Unlock() }, true
+}

@@ -111,6 +111,7 @@ func Open(ctx context.Context, dir string, o Options) (db *DB, err error) {
 	if err := checkTables(dir, false); err != nil {
 		return nil, err
 	}
+	sweepTornLogs(dir)
 	need := max(o.Reserve, minReserve)
 	if !o.ReadOnly {
 		if err := CheckSpace(dir, need); err != nil {

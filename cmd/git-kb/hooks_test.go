@@ -61,6 +61,25 @@ func waitIndexed(t *testing.T, dir, what string) {
 	t.Fatalf("after %s, HEAD %s was not indexed within 60s; hooks.log:\n%s", what, head[:12], log)
 }
 
+// waitLogged waits up to 20 s for the hooks log to hold want: the runner
+// writes its line after it publishes the view, a moment after status can
+// see HEAD indexed.
+func waitLogged(t *testing.T, commonDir, want, failure string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		log, _ := os.ReadFile(filepath.Join(commonDir, "kb", hooks.LogFile))
+		if strings.Contains(string(log), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s; hooks.log:\n%s", failure, log)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // runsLogged counts index runs in the hooks log.
 func runsLogged(t *testing.T, commonDir string) int {
 	b, _ := os.ReadFile(filepath.Join(commonDir, "kb", hooks.LogFile))

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/hooks"
@@ -18,15 +17,7 @@ import (
 // status sees HEAD indexed.
 func waitRunLogged(t *testing.T, commonDir, what string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for runsLogged(t, commonDir) == 0 {
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(commonDir, "kb", hooks.LogFile))
-			t.Errorf("%s was not built by the hook runner; hooks.log:\n%s", what, log)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitLogged(t, commonDir, "indexed ", what+" was not built by the hook runner")
 }
 
 // needTool finds a hook manager on PATH or skips the test, saying how to
