@@ -1,15 +1,28 @@
 #!/usr/bin/env python3
-"""Cold `git kb search` latency of two binaries, side by side in one run.
+"""Cold `git kb search` latency, side by side with `git grep -i` (and
+optionally a second git-kb binary) in one run.
 
-Each query runs as a fresh process (what a user at a shell waits for),
-alternating the binaries query by query so that a busy machine slows
-both alike. Both must have indexed the repository already (different
-pipeline versions live side by side in one index).
+Each query runs as a fresh process (what a user at a shell waits for); the
+page cache is warm, the same for every contender. The contenders alternate
+query by query, in a rotating order, so that a busy machine slows all of
+them alike. The git-kb binaries must have indexed each repository already
+(different pipeline versions live side by side in one index).
 
-Prints wall and CPU p50/p95 per binary and the ratios new/old of the medians.
+For each repository prints one JSON line: wall and CPU p50/p95 of each
+contender and the ratios of the medians (kb/grep, and new/old when --old
+is given). `git grep` is run as bench.py runs it: `git grep -i -l -F -e
+WORD ...` over the query's words.
 
-Usage: cold_search.py --old BIN --new BIN --repo DIR --queries FILE.jsonl [FILE...] [--rounds 3]
-       [--new-flags '--no-expand']
+Usage:
+  cold_search.py --new BIN --repo DIR --queries FILE.jsonl [FILE...] [--rounds 3]
+  cold_search.py --new BIN --corpus DIR=FILE.jsonl [--corpus DIR=FILE.jsonl ...]
+                 [--old BIN] [--no-grep] [--rounds 5]
+                 [--old-flags '...'] [--new-flags '--no-expand']
+
+Example (issue 16's cold-start target, both corpora):
+  bench/cold_search.py --new /tmp/kb/git-kb --rounds 5 \\
+      --corpus /tmp/docs=../shared/eval/docs-dev.jsonl \\
+      --corpus /tmp/gosrc=../shared/eval/code-dev.jsonl
 """
 import argparse, json, os, resource, statistics, subprocess, time
 
@@ -19,13 +32,30 @@ def cpu():
     return r.ru_utime + r.ru_stime
 
 
-def once(kb, repo, q, flags):
-    """Wall time and CPU time (user+sys) of one search process, in ms."""
+def run(args, repo):
+    """Wall time and CPU time (user+sys) of one process, in ms, and the process."""
     t, c = time.perf_counter(), cpu()
-    p = subprocess.run([kb, "search", "--json", "-q", "-n", "10", *flags, q], cwd=os.path.abspath(repo), capture_output=True)
-    if p.returncode:
-        raise SystemExit(f"{kb} search {q!r}: exit {p.returncode}: {p.stderr.decode()}")
-    return (time.perf_counter() - t) * 1000, (cpu() - c) * 1000
+    p = subprocess.run(args, cwd=repo, capture_output=True)
+    return ((time.perf_counter() - t) * 1000, (cpu() - c) * 1000), p
+
+
+def kb_search(kb, flags):
+    def once(repo, q):
+        m, p = run([kb, "search", "--json", "-q", "-n", "10", *flags, q], repo)
+        if p.returncode:
+            raise SystemExit(f"{kb} search {q!r}: exit {p.returncode}: {p.stderr.decode()}")
+        return m
+    return once
+
+
+def git_grep(repo, q):
+    args = ["git", "grep", "-i", "-l", "-F"]
+    for w in q.split():
+        args += ["-e", w]
+    m, p = run(args, repo)
+    if p.returncode not in (0, 1):  # 1: no match
+        raise SystemExit(f"git grep {q!r}: exit {p.returncode}: {p.stderr.decode()}")
+    return m
 
 
 def pct(xs, p):
@@ -33,40 +63,71 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--old", required=True)
-    ap.add_argument("--new", required=True)
-    ap.add_argument("--repo", required=True)
-    ap.add_argument("--queries", nargs="+", required=True)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--old-flags", default="")
-    ap.add_argument("--new-flags", default="")
-    a = ap.parse_args()
+def load(files):
     qs = []
-    for f in a.queries:
+    for f in files:
         with open(f, encoding="utf-8") as fh:
             qs += [json.loads(l)["query"] for l in fh if l.strip()]
-    old, new = [], []
-    for r in range(a.rounds):
+    return qs
+
+
+def bench(repo, qs, contenders, rounds):
+    times = {name: [] for name, _ in contenders}
+    for r in range(rounds):
         for i, q in enumerate(qs):
-            # Alternate which goes first, so neither always pays a cold cache.
-            pair = [(a.old, a.old_flags.split(), old), (a.new, a.new_flags.split(), new)]
-            if (i + r) % 2:
-                pair.reverse()
-            for kb, flags, out in pair:
-                out.append(once(kb, a.repo, q, flags))
-    out = {"repo": a.repo, "queries": len(qs), "rounds": a.rounds}
+            # Rotate who goes first, so none always runs right after
+            # another's page faults or always first after a pause.
+            k = (i + r) % len(contenders)
+            for name, fn in contenders[k:] + contenders[:k]:
+                times[name].append(fn(repo, q))
+    out = {"repo": repo, "queries": len(qs), "rounds": rounds}
     # Wall time is what a user waits; CPU time is steadier on a shared
     # machine (other processes stretch wall time, not our CPU time).
     for i, what in ((0, "wall"), (1, "cpu")):
-        o, n = [x[i] for x in old], [x[i] for x in new]
-        out[f"old_{what}_p50_ms"] = round(statistics.median(o), 1)
-        out[f"new_{what}_p50_ms"] = round(statistics.median(n), 1)
-        out[f"old_{what}_p95_ms"] = round(pct(o, 95), 1)
-        out[f"new_{what}_p95_ms"] = round(pct(n, 95), 1)
-        out[f"{what}_ratio_p50"] = round(statistics.median(n) / statistics.median(o), 3)
-    print(json.dumps(out))
+        med = {}
+        for name, _ in contenders:
+            xs = [x[i] for x in times[name]]
+            med[name] = statistics.median(xs)
+            out[f"{name}_{what}_p50_ms"] = round(med[name], 1)
+            out[f"{name}_{what}_p95_ms"] = round(pct(xs, 95), 1)
+        if "grep" in med:
+            for name in ("old", "new"):
+                if name in med:
+                    out[f"{name}_vs_grep_{what}_p50"] = round(med[name] / med["grep"], 3)
+        if "old" in med:
+            out[f"{what}_ratio_p50"] = round(med["new"] / med["old"], 3)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--old", help="a second git-kb binary to compare with (e.g. main's)")
+    ap.add_argument("--new", required=True, help="the git-kb binary under test")
+    ap.add_argument("--repo", help="one repository (with --queries)")
+    ap.add_argument("--queries", nargs="+", default=[])
+    ap.add_argument("--corpus", action="append", default=[], metavar="DIR=FILE.jsonl[,FILE...]",
+                    help="a repository and its query files; repeatable")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-grep", action="store_true", help="leave git grep out")
+    ap.add_argument("--old-flags", default="")
+    ap.add_argument("--new-flags", default="")
+    a = ap.parse_args()
+    corpora = []
+    if a.repo:
+        corpora.append((a.repo, a.queries))
+    for c in a.corpus:
+        d, _, fs = c.partition("=")
+        corpora.append((d, fs.split(",")))
+    if not corpora:
+        ap.error("give --repo DIR --queries FILE, or --corpus DIR=FILE")
+    contenders = [("new", kb_search(a.new, a.new_flags.split()))]
+    if a.old:
+        contenders.append(("old", kb_search(a.old, a.old_flags.split())))
+    if not a.no_grep:
+        contenders.append(("grep", git_grep))
+    for repo, files in corpora:
+        out = bench(os.path.abspath(repo), load(files), contenders, a.rounds)
+        print(json.dumps(out), flush=True)
 
 
 if __name__ == "__main__":
