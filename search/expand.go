@@ -17,6 +17,20 @@ var expandWeight = map[string]float64{
 	expand.SourceCEDICT:   0.25,
 }
 
+// conceptWeight is an added word's weight when the concept lever is on:
+// a word and its translations then count once, as the best of them (see
+// conceptScores), so a translation can stand in for the user's word but
+// never add to it, and a word's several translations need no split.
+var conceptWeight = map[string]float64{
+	expand.SourceGlossary: 0.8,
+	expand.SourceCEDICT:   0.4,
+}
+
+// conceptTie is the share of a concept's other matching translations
+// added to its best one (DisMax's tie-breaker): a phrase translated into
+// two words ("background job") gains a little for the second.
+var conceptTie = 0.3
+
 // maxExpandedDF: an added word found in more than this share of the
 // view's chunks only adds to chunks a rarer word found (see score).
 // Below minCommonDF chunks a word is cheap to score wherever it is.
@@ -64,6 +78,9 @@ func expandQuery(req Request, q *query) {
 		e := &exps[i]
 		e.To = e.To[:min(len(e.To), maxExpandedWords)]
 		w := expandWeight[e.Source] / math.Sqrt(float64(len(e.To)))
+		if req.on(LeverConcept) {
+			w = conceptWeight[e.Source]
+		}
 		for _, to := range e.To {
 			for _, t := range an.Terms(to) {
 				if own[t] {

@@ -398,6 +398,11 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	lists = append(lists, common...)
 	rare := len(lists) - len(common)
 	ff := newFileFreqs(v, req.Mode == ModeLexical && req.on(LeverFile) && fileWeight > 0)
+	var cs *conceptScores
+	if req.on(LeverConcept) {
+		cs = newConceptScores(lists, top)
+		ff.concepts = cs
+	}
 	// The user's words' idf mass, those the view lacks included: what a
 	// chunk with all of them would cover (for expansions' need, below).
 	total := float64(c.absent) * math.Log(1+(n+0.5)/0.5)
@@ -437,6 +442,11 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 			}
 			sc := w * tf * (k1 + 1) / (tf + k1)
 			switch {
+			case cs != nil && cs.add(li, p.Chunk, sc):
+				if !isExp {
+					scores[p.Chunk] += sc
+					cov[p.Chunk] += w
+				}
 			case isExp:
 				exp[p.Chunk] += sc
 			case tp.term.from == "":
@@ -445,12 +455,14 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 			default:
 				scores[p.Chunk] += sc
 			}
-			if bit != 0 {
+			if cb := cs.matchedBit(li); cb != 0 {
+				st.matched[p.Chunk] |= cb
+			} else if bit != 0 {
 				st.matched[p.Chunk] |= bit
 			}
 			ff.add(p)
 		}
-		if err := ff.endTerm(tp.term.weight, lengths, avg); err != nil {
+		if err := ff.endTerm(li, tp.term.weight, lengths, avg); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -465,10 +477,17 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 			best = max(best, cov[c])
 		}
 		need := max(expandNeedFloor, math.Pow(max(0, 1-best/total), expandNeedPower))
+		if cs != nil {
+			need = 1
+		}
 		for _, c := range touched {
 			scores[c] += need * exp[c]
+			if cs != nil {
+				scores[c] += cs.gain(c)
+			}
 		}
 	}
+	ff.finish()
 	st.file = ff.scores
 	hits := make([]hit, 0, len(touched))
 	for _, c := range touched {
@@ -491,6 +510,9 @@ type fileFreqs struct {
 	cur    map[int]*[store.NumFields]float64
 	lens   map[int]float64
 	scores map[string]float64
+	// concepts, with the concept lever on, holds each file's evidence
+	// per concept, so its translations count once (see conceptScores).
+	concepts *conceptScores
 }
 
 func newFileFreqs(v *store.View, on bool) *fileFreqs {
@@ -537,7 +559,7 @@ func (ff *fileFreqs) add(p store.Posting) {
 	}
 }
 
-func (ff *fileFreqs) endTerm(weight float64, lengths *bodyLengths, avgChunk float64) error {
+func (ff *fileFreqs) endTerm(li int, weight float64, lengths *bodyLengths, avgChunk float64) error {
 	if !ff.on || len(ff.cur) == 0 {
 		return nil
 	}
@@ -558,9 +580,28 @@ func (ff *fileFreqs) endTerm(weight float64, lengths *bodyLengths, avgChunk floa
 		for f := 1; f < store.NumFields; f++ {
 			tf += fieldWeight[f] * x[f]
 		}
-		ff.scores[e.Path] += idf * weight * tf * (k1 + 1) / (tf + k1)
+		sc := idf * weight * tf * (k1 + 1) / (tf + k1)
+		if ff.concepts != nil && ff.concepts.addFile(li, i, sc) {
+			if ff.concepts.exp[li] {
+				continue
+			}
+		}
+		ff.scores[e.Path] += sc
 	}
 	return nil
+}
+
+// finish adds what translations bring to each file beyond its own words
+// (concept lever).
+func (ff *fileFreqs) finish() {
+	if !ff.on || ff.concepts == nil {
+		return
+	}
+	for i, row := range ff.concepts.files {
+		if g := ff.concepts.rowGain(row); g > 0 {
+			ff.scores[ff.v.Entries[i].Path] += g
+		}
+	}
 }
 
 // lexicalStats is what the score stage knows of the query's terms beyond

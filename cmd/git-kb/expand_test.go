@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -71,5 +72,43 @@ func (c *LRU) Get(key string) (any, bool) {
 	gittest.Git(t, dir, "config", "--unset", "kb.expand")
 	if r := searchJSON(t, dir, "--no-expand", "读取归档的头部"); contains(paths(r), "archive/reader.go") {
 		t.Errorf("--no-expand: %v", paths(r))
+	}
+}
+
+// TestConceptScoring: in a repository whose comments are Chinese and whose
+// code is English, a Chinese question about code that says it only in
+// English ranks that code above a bilingual file that merely shares the
+// question's words; a word and its translation in one chunk count once.
+// --ranking -concept shows the lever is what does it.
+func TestConceptScoring(t *testing.T) {
+	files := map[string]string{
+		"admin/job/delete_unhealthy_instance.go": `package job
+
+type deleteUnhealthyInstanceJob struct{ timeout int }
+
+// execute deletes instances that stayed unhealthy longer than the timeout.
+func (job *deleteUnhealthyInstanceJob) execute() {
+	ids := job.store.GetUnhealthyInstances(job.timeout)
+	job.store.DeleteInstances(ids)
+}
+`,
+	}
+	var api strings.Builder
+	api.WriteString("package store\n\n// InstanceStore 实例存储接口\ntype InstanceStore interface {\n")
+	for _, f := range []string{"Add", "Update", "Get", "List", "Count", "SetHealth", "BatchSetHealth"} {
+		fmt.Fprintf(&api, "\t// %sInstance 设置实例的健康状态\n\t%sInstance(id string) error\n", f, f)
+	}
+	api.WriteString("}\n")
+	files["store/instance_api.go"] = api.String()
+	for i := range 12 {
+		files[fmt.Sprintf("other/f%02d.go", i)] = fmt.Sprintf("package other\n\n// F%d 处理请求 %d\nfunc F%d() {}\n", i, i, i)
+	}
+	dir := gittest.New(t, files)
+	const q = "删除不健康的实例"
+	if got := paths(searchJSON(t, dir, q)); len(got) == 0 || got[0] != "admin/job/delete_unhealthy_instance.go" {
+		t.Errorf("%s: %v, want the English job first", q, got)
+	}
+	if got := paths(searchJSON(t, dir, "--ranking", "-concept", q)); len(got) == 0 || got[0] != "store/instance_api.go" {
+		t.Errorf("%s with -concept: %v, want the bilingual file first (the lever is what lifts the job)", q, got)
 	}
 }
