@@ -13,6 +13,7 @@ const (
 	KindExample   = "example"   // examples and fixtures
 	KindGenerated = "generated" // says it was generated (Code generated ... DO NOT EDIT.)
 	KindData      = "data"      // mostly literal constants: a table, not logic
+	KindChangelog = "changelog" // release notes and changelogs
 )
 
 // PathKind tells tests, test data, examples and fixtures from their path
@@ -27,6 +28,9 @@ func PathKind(p string) string {
 		strings.HasSuffix(base, "Test.java"), strings.HasSuffix(base, "Tests.java"),
 		strings.HasSuffix(base, "_test.rs"), strings.HasSuffix(base, "_test.c"), strings.HasSuffix(base, "_test.cc"):
 		return KindTest
+	}
+	if isChangelog(p) {
+		return KindChangelog
 	}
 	kind := ""
 	for rest := path.Dir(p); rest != "" && rest != "."; {
@@ -48,6 +52,51 @@ func PathKind(p string) string {
 		return KindGenerated
 	}
 	return ""
+}
+
+// changelogNames are the base names (lower case, extension dropped) of
+// changelog files.
+var changelogNames = map[string]bool{
+	"changelog": true, "changes": true, "history": true, "news": true, "whatsnew": true,
+	"release-notes": true, "release_notes": true, "releasenotes": true, "releases": true,
+}
+
+// versioned matches a version in a file name: release-7.5.0, v1.2, 8.1.
+var versioned = regexp.MustCompile(`(^|[^0-9])v?[0-9]+\.[0-9]+`)
+
+// isChangelog tells release notes and changelogs from their path: a
+// changelog file (CHANGELOG.md, HISTORY.rst, RELEASE_NOTES), a document
+// in a changelog directory, or a versioned document in a releases
+// directory (releases/release-7.5.0.md). They mention every feature in a
+// line, so they match many questions that the feature's own page
+// answers. A singular release/ (deployment files, often) is not one.
+func isChangelog(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	ext := path.Ext(base)
+	switch ext {
+	case ".md", ".markdown", ".rst", ".txt", ".adoc", "":
+	default:
+		return false
+	}
+	if changelogNames[strings.TrimSuffix(base, ext)] {
+		return true
+	}
+	if ext == "" {
+		return false
+	}
+	for rest := strings.ToLower(path.Dir(p)); rest != "" && rest != "."; {
+		var d string
+		d, rest, _ = strings.Cut(rest, "/")
+		switch d {
+		case "changelog", "changelogs", "release-notes", "release_notes", "releasenotes":
+			return true
+		case "releases":
+			if versioned.MatchString(base) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasInfix reports whether s has sub inside it, not at either end

@@ -28,6 +28,16 @@ func TestPathKind(t *testing.T) {
 		"src/.spec.ts":                      "",
 		"internal/latest/version.go":        "",
 		"k8s/apis/zz_generated.deepcopy.go": KindGenerated,
+		"CHANGELOG.md":                      KindChangelog,
+		"docs/HISTORY.rst":                  KindChangelog,
+		"RELEASE_NOTES":                     KindChangelog,
+		"releases/release-7.5.0.md":         KindChangelog,
+		"changelog/unreleased/fix-1234.md":  KindChangelog,
+		"releases/README.md":                "",
+		"release/conf/polaris-server.yaml":  "",
+		"release/cluster/helm/README-zh.md": "",
+		"cmd/release/main.go":               "",
+		"pkg/history/history.go":            "",
 	} {
 		if got := PathKind(p); got != want {
 			t.Errorf("PathKind(%q) = %q, want %q", p, got, want)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"time"
@@ -765,9 +766,10 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 // content kinds need the blob's metadata, decoded only for the files that
 // could reach the page.
 func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
-	wantTests := q.asksForTests()
+	wantTests, wantChangelog := q.asksForTests(), q.asksForChangelog()
 	weigh := func(f *fileHits, kind string) {
-		if kind == "" || wantTests && (kind == chunk.KindTest || kind == chunk.KindExample) {
+		if kind == "" || wantTests && (kind == chunk.KindTest || kind == chunk.KindExample) ||
+			wantChangelog && kind == chunk.KindChangelog {
 			return
 		}
 		if w, ok := kindWeight[kind]; ok && w != 1 && !req.NoPriors {
@@ -826,6 +828,7 @@ var kindWeight = map[string]float64{
 	chunk.KindExample:   0.6,
 	chunk.KindData:      0.3,
 	chunk.KindGenerated: 1,
+	chunk.KindChangelog: 0.5,
 }
 
 // kindReason is the reason Result.Priors gives for a file-kind demotion.
@@ -834,6 +837,7 @@ var kindReason = map[string]string{
 	chunk.KindExample:   "an example or fixture: ranks below the code it shows",
 	chunk.KindData:      "mostly literal constants: a table, not logic",
 	chunk.KindGenerated: "generated code",
+	chunk.KindChangelog: "release notes or a changelog: a line on each change; the change's own page explains it",
 }
 
 // testWords are query terms that ask for tests or examples.
@@ -842,6 +846,27 @@ var testWords = map[string]bool{
 	"example": true, "examples": true, "示例": true, "例子": true, "样例": true, "fixture": true, "fixtures": true,
 	"testdata": true, "benchmark": true, "基准": true,
 }
+
+// changelogWords are query terms that ask for release notes.
+var changelogWords = map[string]bool{
+	"release": true, "releases": true, "changelog": true, "changes": true, "version": true, "versions": true,
+	"版本": true, "发布说明": true, "更新日志": true, "变更": true, "变更日志": true, "新特性": true, "新功能": true,
+	"发版": true, "升级": true, "引入": true, "废弃": true,
+}
+
+// asksForChangelog reports whether the user's words ask for release
+// notes: a release word, or a version number (7.5, v1.2.0).
+func (q *query) asksForChangelog() bool {
+	for _, t := range q.terms {
+		if t.from == "" && (changelogWords[t.term] || versioned.MatchString(t.term)) {
+			return true
+		}
+	}
+	return false
+}
+
+// versioned matches a version number among the query's terms.
+var versioned = regexp.MustCompile(`^v?[0-9]+\.[0-9]+`)
 
 // asksForTests reports whether the user's words ask for tests or examples.
 func (q *query) asksForTests() bool {

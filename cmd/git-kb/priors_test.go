@@ -81,3 +81,26 @@ func TestNextBackoff(t *testing.T) {
 		t.Errorf("bad kb.priors: exit %d %s", code, errs)
 	}
 }
+
+// TestChangelogPrior: release notes that mention a feature in a line rank
+// below the feature's own page, marked with the reason; a question that
+// names a version or asks about releases leaves them alone.
+func TestChangelogPrior(t *testing.T) {
+	dir := gittest.New(t, map[string]string{
+		"ddl/parallel-add-index.md": "# 并行建索引\n\n大表建索引时，可以把建索引任务分给多个节点并行执行，加快回填。\n",
+		"releases/release-7.5.0.md": "# 7.5.0 发布说明\n\n- 支持并行建索引：建索引任务分给多个节点并行执行，大表建索引加快。\n- 修复建索引时的内存问题。\n- 建索引任务可以暂停。\n",
+	})
+	r := searchJSON(t, dir, "大表建索引并行执行")
+	if got := paths(r); len(got) != 2 || got[0] != "ddl/parallel-add-index.md" {
+		t.Fatalf("大表建索引并行执行: %v, want the feature's page first", got)
+	}
+	if p := r.Results[1].Prior; p == nil || p.Kind != chunk.KindChangelog {
+		t.Errorf("release notes not marked as a changelog: %+v", r.Results[1].Prior)
+	}
+	r = searchJSON(t, dir, "7.5 版本 并行建索引")
+	for _, x := range r.Results {
+		if x.Prior != nil {
+			t.Errorf("a question naming a version demoted %s: %+v", x.Path, x.Prior)
+		}
+	}
+}
