@@ -14,6 +14,7 @@ const (
 	KindGenerated = "generated" // says it was generated (Code generated ... DO NOT EDIT.)
 	KindData      = "data"      // mostly literal constants: a table, not logic
 	KindChangelog = "changelog" // release notes and changelogs
+	KindMigration = "migration" // a versioned schema migration (one release's changes)
 )
 
 // PathKind tells tests, test data, examples and fixtures from their path
@@ -31,6 +32,9 @@ func PathKind(p string) string {
 	}
 	if isChangelog(p) {
 		return KindChangelog
+	}
+	if isMigration(p) {
+		return KindMigration
 	}
 	kind := ""
 	for rest := path.Dir(p); rest != "" && rest != "."; {
@@ -97,6 +101,21 @@ func isChangelog(p string) bool {
 		}
 	}
 	return false
+}
+
+// migrationName matches the name of a versioned migration script: a
+// version (v1_17_3-v1_18_0.sql, V2.1__add_user.sql) or a sequence or
+// timestamp prefix (0007_add_index.sql, 20240101120000_init.sql).
+var migrationName = regexp.MustCompile(`(?i)(^|[^0-9a-z])v?[0-9]+[._][0-9]+|^[0-9]{3,}[_-]`)
+
+// isMigration tells a versioned schema migration from its path: an SQL
+// script whose name carries a version or a sequence number. Each holds
+// one release's changes, with the comments of every column it touches,
+// so it matches questions about those tables that the code (or the full
+// schema, named without a version) answers.
+func isMigration(p string) bool {
+	base := path.Base(p)
+	return strings.EqualFold(path.Ext(base), ".sql") && migrationName.MatchString(strings.TrimSuffix(base, path.Ext(base)))
 }
 
 // hasInfix reports whether s has sub inside it, not at either end

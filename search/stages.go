@@ -769,7 +769,7 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 	wantTests, wantChangelog := q.asksForTests(), q.asksForChangelog()
 	weigh := func(f *fileHits, kind string) {
 		if kind == "" || wantTests && (kind == chunk.KindTest || kind == chunk.KindExample) ||
-			wantChangelog && kind == chunk.KindChangelog {
+			wantChangelog && (kind == chunk.KindChangelog || kind == chunk.KindMigration) {
 			return
 		}
 		if w, ok := kindWeight[kind]; ok && w != 1 && !req.NoPriors {
@@ -829,6 +829,7 @@ var kindWeight = map[string]float64{
 	chunk.KindData:      0.3,
 	chunk.KindGenerated: 1,
 	chunk.KindChangelog: 0.5,
+	chunk.KindMigration: 0.5,
 }
 
 // kindReason is the reason Result.Priors gives for a file-kind demotion.
@@ -838,6 +839,7 @@ var kindReason = map[string]string{
 	chunk.KindData:      "mostly literal constants: a table, not logic",
 	chunk.KindGenerated: "generated code",
 	chunk.KindChangelog: "release notes or a changelog: a line on each change; the change's own page explains it",
+	chunk.KindMigration: "a versioned schema migration: one release's changes to the tables, not the code that uses them",
 }
 
 // testWords are query terms that ask for tests or examples.
@@ -852,6 +854,7 @@ var changelogWords = map[string]bool{
 	"release": true, "releases": true, "changelog": true, "changes": true, "version": true, "versions": true,
 	"版本": true, "发布说明": true, "更新日志": true, "变更": true, "变更日志": true, "新特性": true, "新功能": true,
 	"发版": true, "升级": true, "引入": true, "废弃": true,
+	"migration": true, "migrations": true, "migrate": true, "upgrade": true, "迁移": true, "表结构": true, "变更脚本": true,
 }
 
 // asksForChangelog reports whether the user's words ask for release
