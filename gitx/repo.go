@@ -298,6 +298,60 @@ func (r *Repo) ConfigSection(ctx context.Context, section string) (map[string]st
 	return m, nil
 }
 
+// ConfigEntry is one value git config holds, with where it was set.
+type ConfigEntry struct {
+	// Key is as git prints it: section and variable name lowercased, a
+	// subsection as written (kb.embed.batchsize).
+	Key   string
+	Value string
+	// Bare is a key written with no "=" ("[kb] priors"): git reads it as
+	// a boolean true.
+	Bare bool
+	// Scope is system, global, local, worktree or command.
+	Scope string
+	// Origin is the file that set it (absolute), or "command line".
+	Origin string
+}
+
+// ConfigEntries reads every value under a section (e.g. "kb") with its
+// origin, in one git call, in the order git reads them: for a
+// single-valued key the last one wins, as with git config --get.
+func (r *Repo) ConfigEntries(ctx context.Context, section string) ([]ConfigEntry, error) {
+	out, err := r.git(ctx, nil, "config", "-z", "--show-origin", "--show-scope", "--get-regexp", `^`+regexp.QuoteMeta(section)+`\.`)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && ge.ExitCode == 1 {
+			return nil, nil // none set
+		}
+		return nil, err
+	}
+	// Records are scope NUL origin NUL key [LF value] NUL.
+	f := strings.Split(string(out), "\x00")
+	var es []ConfigEntry
+	for i := 0; i+2 < len(f); i += 3 {
+		k, v, hasValue := strings.Cut(f[i+2], "\n")
+		es = append(es, ConfigEntry{Key: k, Value: v, Bare: !hasValue, Scope: f[i], Origin: r.configOrigin(f[i+1])})
+	}
+	return es, nil
+}
+
+// configOrigin turns git's origin ("file:.git/config", "command line:")
+// into a path a user can open, or a plain description.
+func (r *Repo) configOrigin(o string) string {
+	kind, p, _ := strings.Cut(o, ":")
+	if kind != "file" {
+		return strings.TrimSuffix(o, ":")
+	}
+	if !filepath.IsAbs(p) {
+		base := r.WorkTree
+		if base == "" {
+			base, _ = os.Getwd()
+		}
+		p = filepath.Join(base, p)
+	}
+	return p
+}
+
 // CountCommits counts the commits reachable from to but not from from
 // (git rev-list --count from..to).
 func (r *Repo) CountCommits(ctx context.Context, from, to string) (int, error) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/settings"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -207,38 +207,17 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 // DBDir is where the database of a repository lives.
 func DBDir(repo *gitx.Repo) string { return repo.KBDir() + "/db" }
 
+// configSize is kb.maxFileSize (package settings reads and checks it).
 func configSize(ctx context.Context, repo *gitx.Repo) (int64, error) {
-	v, err := repo.Config(ctx, "kb.maxFileSize")
-	if err != nil || v == "" {
-		return DefaultMaxFileSize, err
-	}
-	n, err := parseSize(v)
+	set, err := settings.Load(ctx, repo, nil)
 	if err != nil {
-		return 0, fmt.Errorf("git config kb.maxFileSize=%q: %w", v, err)
+		return 0, err
 	}
-	return n, nil
+	return set.MaxFileSize, nil
 }
 
 // parseSize reads git-style sizes: 1048576, 512k, 2m, 1g.
-func parseSize(s string) (int64, error) {
-	mult := int64(1)
-	switch s[len(s)-1] {
-	case 'k', 'K':
-		mult = 1 << 10
-	case 'm', 'M':
-		mult = 1 << 20
-	case 'g', 'G':
-		mult = 1 << 30
-	}
-	if mult > 1 {
-		s = s[:len(s)-1]
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("not a size (want e.g. 1048576, 512k, 2m)")
-	}
-	return n * mult, nil
-}
+func parseSize(s string) (int64, error) { return settings.ParseSize(s) }
 
 func uniqueSHAs(bs []store.SHA) []store.SHA {
 	seen := map[store.SHA]bool{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/secrets"
+	"github.com/git-kb/git-kb/settings"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -19,11 +20,11 @@ import (
 // kb.secrets.allow` allows (rule ids or path globs). Every reader of blob
 // text that may leave the user's terminal redacts with it.
 func SecretsPolicy(ctx context.Context, repo *gitx.Repo) (*secrets.Policy, error) {
-	allow, err := repo.ConfigAll(ctx, "kb.secrets.allow")
+	set, err := settings.Load(ctx, repo, nil)
 	if err != nil {
 		return nil, err
 	}
-	return secrets.NewPolicy(allow), nil
+	return secrets.NewPolicy(set.SecretsAllow), nil
 }
 
 // policyFile records the fingerprint of the policy the index's blobs were

@@ -1,50 +1,29 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/git-kb/git-kb/ask"
-	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/llm"
 	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/search"
 	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/settings"
 	"github.com/urfave/cli/v2"
 )
 
-// readChatConfig reads kb.chat.*; nil, "why" when no model is configured.
-func readChatConfig(ctx context.Context, e env, repo *gitx.Repo) (*llm.ChatConfig, string, error) {
-	kv, err := repo.ConfigSection(ctx, "kb")
-	if err != nil {
-		return nil, "", err
-	}
-	c := &llm.ChatConfig{BaseURL: kv["kb.chat.baseurl"], Model: kv["kb.chat.model"], APIKey: e.getenv("GIT_KB_API_KEY")}
-	if c.APIKey == "" {
-		c.APIKey = e.getenv("OPENAI_API_KEY")
-	}
+// chatConfigOf is the chat model's part of s; nil, "why" when no model is
+// configured.
+func chatConfigOf(s *settings.Settings) (*llm.ChatConfig, string) {
+	c := &llm.ChatConfig{BaseURL: s.Chat.BaseURL, Model: s.Chat.Model, APIKey: s.APIKey, Timeout: s.Chat.Timeout, MaxRetries: s.Chat.MaxRetries}
 	if c.BaseURL == "" || c.Model == "" {
-		return nil, "no chat model configured (git config kb.chat.baseURL and kb.chat.model)", nil
+		return nil, "no chat model configured (git config kb.chat.baseURL and kb.chat.model)"
 	}
-	if v, ok := kv["kb.chat.timeoutms"]; ok {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n <= 0 {
-			return nil, "", fmt.Errorf("git config kb.chat.timeoutMs = %q: want milliseconds", v)
-		}
-		c.Timeout = time.Duration(n) * time.Millisecond
+	if c.MaxRetries <= 0 {
+		c.MaxRetries = -1 // kb.chat.maxRetries 0: none (the client reads 0 as its default)
 	}
-	if v, ok := kv["kb.chat.maxretries"]; ok {
-		if c.MaxRetries, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-			return nil, "", fmt.Errorf("git config kb.chat.maxRetries = %q: not a whole number", v)
-		}
-		if c.MaxRetries == 0 {
-			c.MaxRetries = -1 // explicitly none
-		}
-	}
-	return c, "", nil
+	return c, ""
 }
 
 // askResult is the --json contract of git kb ask.
@@ -108,14 +87,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			chatCfg, off, err := readChatConfig(c.Context, e, repo)
-			if err != nil {
-				return err
-			}
 			kb, err := openKB(c.Context, e, repo)
 			if err != nil {
 				return err
 			}
+			chatCfg, off := chatConfigOf(kb.set)
 			kb.worktree = c.Bool("worktree")
 			quiet := c.Bool("quiet")
 			note := notifier(e, quiet)

@@ -74,21 +74,19 @@ Examples:
 			if err != nil {
 				return err
 			}
-			ratioText := c.String("ratios")
-			if ratioText == "" {
-				if ratioText, err = repo.Config(c.Context, "kb.context.ratios"); err != nil {
-					return err
-				}
-			}
-			ratios := pack.DefaultRatios
-			if ratioText != "" {
-				if ratios, err = pack.ParseRatios(ratioText); err != nil {
+			var ratios pack.Ratios
+			if r := c.String("ratios"); r != "" {
+				if ratios, err = pack.ParseRatios(r); err != nil {
 					return usagef("%v", err)
 				}
 			}
 			kb, err := openKB(c.Context, e, repo)
 			if err != nil {
 				return err
+			}
+			if c.String("ratios") == "" {
+				r := kb.set.ContextRatios // kb.context.ratios
+				ratios = pack.Ratios{Whole: r[0], Sections: r[1], Reserve: r[2]}
 			}
 			kb.worktree = c.Bool("worktree")
 			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode"), Related: c.Bool("related")}, c.String("rev"), c.Int("budget"), ratios, format, c.String("rerank"), c.Bool("quiet"))

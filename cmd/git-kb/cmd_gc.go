@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/settings"
 	"github.com/git-kb/git-kb/share"
 	"github.com/urfave/cli/v2"
 )
@@ -42,26 +42,15 @@ works; searches wait for it. --dry-run only counts.`,
 			if err != nil {
 				return err
 			}
-			kv, err := repo.ConfigSection(c.Context, "kb")
+			set, err := settings.Load(c.Context, repo, e.getenv)
 			if err != nil {
 				return err
 			}
-			o := index.GCOptions{KeepRecent: 5, KeepTags: c.Bool("tags"), DryRun: c.Bool("dry-run"), Wait: lockWait}
-			if v, ok := kv["kb.gc.keeprecent"]; ok {
-				if o.KeepRecent, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || o.KeepRecent < 0 {
-					return fmt.Errorf("git config kb.gc.keepRecent = %q: want a whole number ≥ 0", v)
-				}
-			}
+			o := index.GCOptions{KeepRecent: set.GCKeepRecent, KeepTags: c.Bool("tags") || set.GCKeepTags, DryRun: c.Bool("dry-run"), Wait: lockWait}
 			if c.Int("keep-recent") >= 0 {
 				o.KeepRecent = c.Int("keep-recent")
 			}
-			if v := strings.ToLower(strings.TrimSpace(kv["kb.gc.keeptags"])); v == "true" || v == "yes" || v == "1" || v == "on" {
-				o.KeepTags = true
-			}
-			cfg, err := readEmbedConfig(c.Context, e, repo)
-			if err != nil {
-				return err
-			}
+			cfg := embedConfigOf(set)
 			if emb, err := cfg.embedder(false); err == nil && emb != nil {
 				mk := index.ModelKey(emb)
 				o.QueryModel = hex.EncodeToString(mk[:])

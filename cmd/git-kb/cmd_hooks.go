@@ -12,6 +12,7 @@ import (
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/settings"
 	"github.com/git-kb/git-kb/share"
 	"github.com/urfave/cli/v2"
 )
@@ -371,10 +372,13 @@ func hookPull(ctx context.Context, e, quiet env, repo *gitx.Repo) (*index.Stats,
 	if os.Remove(pullMarker(repo)) != nil {
 		return nil, false
 	}
-	remote, err := repo.Config(ctx, "kb.share.remote")
-	if err != nil || remote == "" {
+	// A bad value elsewhere in kb.* does not stop the pull: indexing
+	// reports it.
+	set, _ := settings.Load(ctx, repo, nil)
+	if set == nil || set.ShareRemote == "" {
 		return nil, false
 	}
+	remote := set.ShareRemote
 	res, st, err := pullAndIndex(ctx, quiet, repo, remote, "HEAD", "background", share.PullOptions{}, true)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "%s git kb: pull from %s: %v; indexing locally\n", time.Now().Format(time.RFC3339), remote, friendly(err))

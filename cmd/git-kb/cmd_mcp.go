@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/review"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/settings"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
@@ -125,15 +125,11 @@ const minTokenLen = 16
 // mcpToken is the bearer token HTTP clients must send: GIT_KB_MCP_TOKEN,
 // else kb.mcp.token; "" (none) is allowed on loopback addresses only.
 func mcpToken(ctx context.Context, e env, repo *gitx.Repo, addr string) (string, error) {
-	token, from := e.getenv("GIT_KB_MCP_TOKEN"), "GIT_KB_MCP_TOKEN"
-	if token == "" {
-		v, err := repo.Config(ctx, "kb.mcp.token")
-		if err != nil {
-			return "", err
-		}
-		token, from = v, "kb.mcp.token"
+	set, err := settings.Load(ctx, repo, e.getenv)
+	if err != nil {
+		return "", err
 	}
-	token = strings.TrimSpace(token)
+	token, from := set.MCPToken, set.MCPTokenFrom
 	switch {
 	case token != "" && len(token) < minTokenLen:
 		return "", fmt.Errorf("%s is %d characters; use at least %d, e.g. git config kb.mcp.token \"$(openssl rand -hex 32)\"", from, len(token), minTokenLen)
@@ -203,10 +199,7 @@ func mcpRepos(ctx context.Context, e env, repo *gitx.Repo) ([]mcp.Repo, error) {
 		return nil, err
 	}
 	repos := []mcp.Repo{{Name: repoName(repo), Dir: repoDir(repo), Backend: first, Secrets: first.kb.secrets}}
-	extra, err := repo.ConfigAll(ctx, "kb.mcp.repos")
-	if err != nil {
-		return nil, err
-	}
+	extra := first.kb.set.MCPRepos
 	names := map[string]bool{repos[0].Name: true}
 	for _, dir := range extra {
 		if !filepath.IsAbs(dir) && repo.WorkTree != "" {

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/git-kb/git-kb/search"
 	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/settings"
 	"github.com/git-kb/git-kb/store"
 	"github.com/urfave/cli/v2"
 )
@@ -246,6 +246,7 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 // the embedder's query cache and the decoded vectors stay warm).
 type kbRepo struct {
 	repo       *gitx.Repo
+	set        *settings.Settings
 	cfg        *embedConfig
 	dense      *search.Dense // nil: dense retrieval is off, for cfg.Off
 	staleAfter time.Duration // kb.staleAfter
@@ -260,65 +261,20 @@ type kbRepo struct {
 	secrets *secrets.Policy
 }
 
+// openKB reads the settings in one git call and builds what they
+// configure.
 func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
-	cfg, err := readEmbedConfig(ctx, e, repo)
+	set, err := settings.Load(ctx, repo, e.getenv)
 	if err != nil {
 		return nil, err
 	}
+	cfg := embedConfigOf(set)
 	dense, err := denseFor(cfg, repo)
 	if err != nil {
 		return nil, err
 	}
-	pol, err := index.SecretsPolicy(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-	k := &kbRepo{repo: repo, cfg: cfg, dense: dense, staleAfter: 365 * 24 * time.Hour, secrets: pol}
-	if v, err := repo.Config(ctx, "kb.staleAfter"); err != nil {
-		return nil, err
-	} else if v != "" {
-		if k.staleAfter, err = parseAge(v); err != nil {
-			return nil, fmt.Errorf("git config kb.staleAfter = %q: %w", v, err)
-		}
-	}
-	if k.noPriors, err = configOff(ctx, repo, "kb.priors"); err != nil {
-		return nil, err
-	}
-	if k.noExpand, err = configOff(ctx, repo, "kb.expand"); err != nil {
-		return nil, err
-	}
-	return k, nil
-}
-
-// configOff reads a boolean setting that is on by default: true when
-// git config sets it false (false, no, off, 0).
-func configOff(ctx context.Context, repo *gitx.Repo, key string) (bool, error) {
-	v, err := repo.Config(ctx, key)
-	if err != nil || v == "" {
-		return false, err
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "yes", "on", "1":
-		return false, nil
-	case "false", "no", "off", "0":
-		return true, nil
-	}
-	return false, fmt.Errorf("git config %s = %q: want true or false", key, v)
-}
-
-// parseAge reads 365d, 26w, 12h or any Go duration.
-func parseAge(v string) (time.Duration, error) {
-	v = strings.TrimSpace(v)
-	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, err := strconv.Atoi(strings.TrimSuffix(v, suffix)); err == nil && strings.HasSuffix(v, suffix) && n > 0 {
-			return time.Duration(n) * unit, nil
-		}
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("want an age like 365d, 26w or 720h")
-	}
-	return d, nil
+	return &kbRepo{repo: repo, set: set, cfg: cfg, dense: dense, staleAfter: set.StaleAfter,
+		noPriors: !set.Priors, noExpand: !set.Expand, secrets: secrets.NewPolicy(set.SecretsAllow)}, nil
 }
 
 // search resolves the commit, makes sure it is indexed and searches it.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/settings"
 	"github.com/git-kb/git-kb/share"
 	"github.com/urfave/cli/v2"
 )
@@ -18,8 +19,12 @@ func shareRemote(ctx context.Context, c *cli.Context, repo *gitx.Repo) (string, 
 	if r := c.Args().First(); r != "" {
 		return r, nil
 	}
-	if r, err := repo.Config(ctx, "kb.share.remote"); err != nil || r != "" {
-		return r, err
+	set, err := settings.Load(ctx, repo, nil)
+	if err != nil {
+		return "", err
+	}
+	if set.ShareRemote != "" {
+		return set.ShareRemote, nil
 	}
 	return "origin", nil
 }
@@ -275,7 +280,7 @@ remove REMOTE' takes both out again; no other configuration is touched.`,
 					if err != nil {
 						return err
 					}
-					if cur, _ := repo.Config(c.Context, "kb.share.remote"); cur == remote {
+					if set, _ := settings.Load(c.Context, repo, nil); set != nil && set.ShareRemote == remote {
 						if err := repo.ConfigUnset(c.Context, "kb.share.remote"); err != nil {
 							return err
 						}

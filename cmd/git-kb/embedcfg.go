@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/git-kb/git-kb/gitx"
@@ -14,9 +10,10 @@ import (
 	"github.com/git-kb/git-kb/llm"
 	"github.com/git-kb/git-kb/search"
 	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/settings"
 )
 
-// embedConfig is the kb.embed.* configuration, read in one git call.
+// embedConfig is the embedder's configuration (kb.embed.*, kb.ann.graphMin).
 type embedConfig struct {
 	Provider string // "openai", "hash" or "" (off)
 	Off      string // why dense retrieval is off, for status
@@ -24,73 +21,33 @@ type embedConfig struct {
 	HashDims int
 	GraphMin int
 	// QueryTimeout is kb.embed.queryTimeoutMs: the budget for embedding
-	// one query (default 1.5 s); Cooldown is kb.embed.cooldown: how long
-	// search skips an endpoint after it failed (default 60 s).
+	// one query; Cooldown is kb.embed.cooldown: how long search skips an
+	// endpoint after it failed (defaults: package settings).
 	QueryTimeout, Cooldown time.Duration
 }
-
-// Query-time defaults: a search with a dead embedder answers lexically in
-// about the time a lexical search takes, and tries the endpoint again a
-// minute later.
-const (
-	defaultQueryTimeout = 1500 * time.Millisecond
-	defaultCooldown     = 60 * time.Second
-)
 
 // breakerFile is the circuit breaker's state under .git/kb.
 const breakerFile = "embed-breaker.json"
 
-// readEmbedConfig reads kb.embed.*. The API key comes from the
-// environment only (GIT_KB_API_KEY, else OPENAI_API_KEY): keys do not
-// belong in git config, which is easily shared or committed.
+// readEmbedConfig reads the settings (one git call) and picks out the
+// embedder's.
 func readEmbedConfig(ctx context.Context, e env, repo *gitx.Repo) (*embedConfig, error) {
-	kv, err := repo.ConfigSection(ctx, "kb")
+	s, err := settings.Load(ctx, repo, e.getenv)
 	if err != nil {
 		return nil, err
 	}
-	c := &embedConfig{HashDims: llm.DefaultHashDims, QueryTimeout: defaultQueryTimeout, Cooldown: defaultCooldown}
-	c.Open.BaseURL = kv["kb.embed.baseurl"]
-	c.Open.Model = kv["kb.embed.model"]
-	c.Open.APIKey = e.getenv("GIT_KB_API_KEY")
-	if c.Open.APIKey == "" {
-		c.Open.APIKey = e.getenv("OPENAI_API_KEY")
-	}
-	ints := []struct {
-		key string
-		dst *int
-	}{
-		{"kb.embed.dimensions", &c.Open.Dimensions},
-		{"kb.embed.batchsize", &c.Open.BatchSize},
-		{"kb.embed.concurrency", &c.Open.Concurrency},
-		{"kb.embed.maxretries", &c.Open.MaxRetries},
-		{"kb.ann.graphmin", &c.GraphMin},
-	}
-	for _, x := range ints {
-		if v, ok := kv[x.key]; ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				return nil, fmt.Errorf("git config %s = %q: not a whole number", x.key, v)
-			}
-			*x.dst = n
-		}
-	}
-	for key, dst := range map[string]*time.Duration{"kb.embed.throttlems": &c.Open.Throttle, "kb.embed.timeoutms": &c.Open.Timeout, "kb.embed.querytimeoutms": &c.QueryTimeout} {
-		if v, ok := kv[key]; ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("git config %s = %q: want milliseconds", key, v)
-			}
-			*dst = time.Duration(n) * time.Millisecond
-		}
-	}
-	if v, ok := kv["kb.embed.cooldown"]; ok {
-		d, err := parseSeconds(v)
-		if err != nil {
-			return nil, fmt.Errorf("git config kb.embed.cooldown = %q: %w", v, err)
-		}
-		c.Cooldown = d
-	}
-	c.Provider = strings.ToLower(strings.TrimSpace(kv["kb.embed.provider"]))
+	return embedConfigOf(s), nil
+}
+
+// embedConfigOf is the embedder's part of s. The API key comes from the
+// environment only (settings: GIT_KB_API_KEY, else OPENAI_API_KEY): keys
+// do not belong in git config, which is easily shared or committed.
+func embedConfigOf(s *settings.Settings) *embedConfig {
+	se := s.Embed
+	c := &embedConfig{HashDims: llm.DefaultHashDims, GraphMin: s.GraphMin, QueryTimeout: se.QueryTimeout, Cooldown: se.Cooldown}
+	c.Open = llm.EmbedConfig{BaseURL: se.BaseURL, Model: se.Model, APIKey: s.APIKey, Dimensions: se.Dimensions,
+		BatchSize: se.BatchSize, Concurrency: se.Concurrency, MaxRetries: se.MaxRetries, Throttle: se.Throttle, Timeout: se.Timeout}
+	c.Provider = se.Provider
 	switch c.Provider {
 	case "":
 		if c.Open.BaseURL != "" {
@@ -98,16 +55,13 @@ func readEmbedConfig(ctx context.Context, e env, repo *gitx.Repo) (*embedConfig,
 		} else {
 			c.Off = "no embedder configured (set kb.embed.baseURL and kb.embed.model, or kb.embed.provider=hash)"
 		}
-	case "openai", "hash":
 	case "off", "none":
 		c.Provider, c.Off = "", "kb.embed.provider is "+c.Provider
-	default:
-		return nil, fmt.Errorf("git config kb.embed.provider = %q: want openai, hash or off", c.Provider)
 	}
 	if c.Provider == "hash" && c.Open.Dimensions > 0 {
 		c.HashDims = c.Open.Dimensions
 	}
-	return c, nil
+	return c
 }
 
 // embedder builds the configured embedder, or nil when dense is off.
@@ -125,20 +79,6 @@ func (c *embedConfig) embedder(forIndex bool) (llm.Embedder, error) {
 		return &llm.HashEmbedder{Dims: c.HashDims, Terms: an.Terms}, nil
 	}
 	return nil, nil
-}
-
-// parseSeconds reads a duration as Go writes it (90s, 2m) or a number of
-// seconds; 0 turns the thing off.
-func parseSeconds(v string) (time.Duration, error) {
-	v = strings.TrimSpace(v)
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, errors.New("want a duration like 60s or 5m, or 0 for never")
-	}
-	return d, nil
 }
 
 // denseFor builds the search side of dense retrieval, or nil when off.

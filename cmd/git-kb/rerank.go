@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/git-kb/git-kb/llm"
 	"github.com/git-kb/git-kb/rerank"
@@ -18,15 +16,11 @@ import (
 // result from below the fold, few enough to keep calls bounded.
 const rerankDepth = 20
 
-// rerankMode is --rerank, else kb.rerank.mode, else off.
+// rerankMode is --rerank, else kb.rerank.mode (default off).
 func (k *kbRepo) rerankMode(ctx context.Context, flag string) (string, error) {
 	mode := flag
 	if mode == "" {
-		v, err := k.repo.Config(ctx, "kb.rerank.mode")
-		if err != nil {
-			return "", err
-		}
-		mode = strings.ToLower(v)
+		mode = k.set.Rerank.Mode
 	}
 	switch mode {
 	case "", "off", "none":
@@ -39,20 +33,10 @@ func (k *kbRepo) rerankMode(ctx context.Context, flag string) (string, error) {
 
 // scorer builds the judge for mode.
 func (k *kbRepo) scorer(ctx context.Context, e env, mode string, query string) (rerank.Scorer, error) {
-	kv, err := k.repo.ConfigSection(ctx, "kb")
-	if err != nil {
-		return nil, err
-	}
-	key := e.getenv("GIT_KB_API_KEY")
-	if key == "" {
-		key = e.getenv("OPENAI_API_KEY")
-	}
+	r := k.set.Rerank
 	switch mode {
 	case "llm":
-		cfg, off, err := readChatConfig(ctx, e, k.repo)
-		if err != nil {
-			return nil, err
-		}
+		cfg, off := chatConfigOf(k.set)
 		if cfg == nil {
 			return nil, usagef("--rerank llm needs a chat model: %s", off)
 		}
@@ -60,19 +44,13 @@ func (k *kbRepo) scorer(ctx context.Context, e env, mode string, query string) (
 		if err != nil {
 			return nil, err
 		}
-		conc, _ := strconv.Atoi(kv["kb.rerank.concurrency"])
-		return &rerank.LLM{Chat: chat, Concurrency: conc, CacheDir: filepath.Join(k.repo.KBDir(), "cache", "rerank"),
+		return &rerank.LLM{Chat: chat, Concurrency: r.Concurrency, CacheDir: filepath.Join(k.repo.KBDir(), "cache", "rerank"),
 			Keywords: rerank.Keywords(segment.Tiny().Terms(query))}, nil
 	default:
-		base := kv["kb.rerank.baseurl"]
-		if base == "" {
+		if r.BaseURL == "" {
 			return nil, usagef("--rerank endpoint needs git config kb.rerank.baseURL (a TEI, Jina or Cohere-style /rerank server)")
 		}
-		ep := &rerank.Endpoint{BaseURL: base, Model: kv["kb.rerank.model"], APIKey: key}
-		if ms, err := strconv.Atoi(kv["kb.rerank.timeoutms"]); err == nil && ms > 0 {
-			ep.Timeout = time.Duration(ms) * time.Millisecond
-		}
-		return ep, nil
+		return &rerank.Endpoint{BaseURL: r.BaseURL, Model: r.Model, APIKey: k.set.APIKey, Timeout: r.Timeout}, nil
 	}
 }
 
