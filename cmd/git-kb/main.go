@@ -161,6 +161,7 @@ Help on a command:  git kb help COMMAND, git kb COMMAND --help, man git-kb-COMMA
 			hooksCommand(e),
 			gcCommand(e),
 			doctorCommand(e),
+			configCommand(e),
 			mcpCommand(e),
 			versionCommand(e),
 			pushCommand(e),

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/pack"
+	"github.com/git-kb/git-kb/settings"
+)
+
+// TestConfigCommand: git kb config lists every setting with its value,
+// default and origin, never a secret's value, and refuses a bad value with
+// exit 1 and the key's accepted values.
+func TestConfigCommand(t *testing.T) {
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[kb]\n\tstaleAfter = 26w\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	dir := gittest.New(t, docs)
+	gittest.Git(t, dir, "config", "kb.embed.batchsize", "64")
+	gittest.Git(t, dir, "config", "kb.mcp.token", "hush-hush-0123456789abcdef")
+	local := filepath.Join(dir, ".git", "config")
+
+	out, errs, code := kb(t, dir, "config")
+	if code != 0 || errs != "" {
+		t.Fatalf("git kb config: exit %d %s", code, errs)
+	}
+	for _, want := range [][]string{
+		{"kb.embed.batchSize", "64", "32", local},
+		{"kb.staleAfter", "26w", "365d", global},
+		{"kb.embed.concurrency", "2", "2", "default"},
+		{"kb.mcp.token", "(set, hidden)", "-", local},
+	} {
+		if !hasRow(out, want) {
+			t.Errorf("no row %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "hush-hush") {
+		t.Errorf("the token is shown:\n%s", out)
+	}
+
+	// One key, any spelling; JSON.
+	out, _, code = kb(t, dir, "config", "KB.embed.BATCHSIZE")
+	if code != 0 || !strings.HasPrefix(out, "kb.embed.batchSize = 64\n") || !strings.Contains(out, "accepted:  1..2048") || !strings.Contains(out, local+" (local)") {
+		t.Errorf("config KB.embed.BATCHSIZE: exit %d\n%s", code, out)
+	}
+	var one configValue
+	kbJSON(t, dir, &one, "config", "--json", "kb.mcp.token")
+	if one.Value.Value != "" || !one.Set || !one.Secret || one.Origin != local {
+		t.Errorf("--json kb.mcp.token: %+v", one)
+	}
+	envOut, _, _ := kb(t, dir, "config", "--json")
+	var all struct{ Settings []configValue }
+	if err := json.Unmarshal([]byte(envOut), &all); err != nil || len(all.Settings) != len(settings.Table) || strings.Contains(envOut, "hush-hush") {
+		t.Errorf("--json: %v, %d settings\n%s", err, len(all.Settings), envOut)
+	}
+
+	// A refused value: exit 1, the key and what it accepts.
+	gittest.Git(t, dir, "config", "kb.embed.batchSize", "abc")
+	out, errs, code = kb(t, dir, "config")
+	if code != 1 || !strings.Contains(errs, `kb.embed.batchSize = "abc": not a whole number (want 1..2048)`) || !strings.Contains(out, "refused") {
+		t.Errorf("bad value: exit %d, %s\n%s", code, errs, out)
+	}
+	if _, errs, code = kb(t, dir, "search", "连接池"); code != 1 || !strings.Contains(errs, "kb.embed.batchSize") {
+		t.Errorf("search with a bad value: exit %d, %s", code, errs)
+	}
+
+	// Unknown keys are usage errors; --markdown needs no repository.
+	if _, errs, code = kb(t, dir, "config", "kb.embed.modle"); code != 2 || !strings.Contains(errs, "not a git kb setting") {
+		t.Errorf("unknown key: exit %d, %s", code, errs)
+	}
+	out, _, code = kb(t, t.TempDir(), "config", "--markdown")
+	if code != 0 || out != settings.Markdown() {
+		t.Errorf("--markdown: exit %d\n%s", code, out)
+	}
+}
+
+// hasRow finds a line of the listing with these cells in order.
+func hasRow(out string, cells []string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 1 && f[0] == cells[0] && strings.Join(f, " ") == strings.Join(strings.Fields(strings.Join(cells, " ")), " ") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestContextRatiosDefault: the settings table's default is pack's.
+func TestContextRatiosDefault(t *testing.T) {
+	r := settings.Defaults().ContextRatios
+	if got := (pack.Ratios{Whole: r[0], Sections: r[1], Reserve: r[2]}); got != pack.DefaultRatios {
+		t.Errorf("kb.context.ratios default %v, pack's %v", got, pack.DefaultRatios)
+	}
+}
