@@ -10,6 +10,8 @@
 // each key one way, the table's, and matches what git prints.
 package settings
 
+//go:generate go run ./internal/readme ../README.md
+
 import (
 	"context"
 	"fmt"
