@@ -20,11 +20,13 @@ const sharedMarker = "# git-kb: keeps the git kb index current (added by 'git kb
 // gives post-checkout and post-rewrite their arguments in PRE_COMMIT_*
 // variables, not on the command line, so one hook with a fixed hook name
 // serves all four stages (the runner indexes HEAD whatever the stage).
+// The entry does nothing where git-kb is not installed: a teammate
+// without it sees no error after each commit.
 const PreCommitHook = `  - repo: local
     hooks:
       - id: git-kb
         name: git kb index
-        entry: git kb hooks run post-commit
+        entry: sh -c 'command -v git-kb >/dev/null 2>&1 || exit 0; exec git kb hooks run post-commit'
         language: system
         always_run: true
         pass_filenames: false

@@ -17,7 +17,7 @@ func TestSharedConfigsRoundTrip(t *testing.T) {
 	}{
 		{"pre-commit, two-space list", ".pre-commit-config.yaml",
 			"---\n# team hooks\ndefault_stages: [pre-commit]\nrepos:\n  - repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: v4.5.0   # pinned\n    hooks:\n      - id: trailing-whitespace\n",
-			SharePreCommit, "\n  - repo: local\n    hooks:\n      - id: git-kb\n        name: git kb index\n        entry: git kb hooks run post-commit\n"},
+			SharePreCommit, "\n  - repo: local\n    hooks:\n      - id: git-kb\n        name: git kb index\n        entry: sh -c 'command -v git-kb >/dev/null 2>&1 || exit 0; exec git kb hooks run post-commit'\n"},
 		{"pre-commit, sample-config style, no final newline", ".pre-commit-config.yaml",
 			"repos:\n-   repo: local\n    hooks:\n    -   id: team\n        name: team\n        entry: 'true'\n        language: system",
 			SharePreCommit, "\n- repo: local\n  hooks:\n    - id: git-kb\n"},

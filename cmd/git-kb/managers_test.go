@@ -43,6 +43,17 @@ func runIn(t *testing.T, dir string, name string, args ...string) string {
 	return string(out)
 }
 
+// pathWithout is PATH without the directories that hold the program name.
+func pathWithout(path, name string) string {
+	var keep []string
+	for _, d := range filepath.SplitList(path) {
+		if _, err := os.Stat(filepath.Join(d, name)); err != nil {
+			keep = append(keep, d)
+		}
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
 // snapshot reads every file under root (relative path -> bytes + mode).
 func snapshot(t *testing.T, root string) map[string]string {
 	t.Helper()
@@ -254,6 +265,7 @@ func TestHooksWithPreCommit(t *testing.T) {
 // for byte.
 func TestHooksSharedWithPreCommit(t *testing.T) {
 	precommit := needTool(t, "pre-commit", "apt-get install pre-commit")
+	withoutKB := pathWithout(os.Getenv("PATH"), "git-kb")
 	t.Setenv("PATH", filepath.Dir(gitKBBinary(t))+string(os.PathListSeparator)+os.Getenv("PATH")) // `git kb` for the teammate's hook
 	dir := gittest.New(t, docs)
 	config := "# the team's hooks\nrepos:\n-   repo: local\n    hooks:\n    -   id: team\n        name: team\n        entry: 'true'\n        language: system\n        pass_filenames: false\n"
@@ -262,7 +274,7 @@ func TestHooksSharedWithPreCommit(t *testing.T) {
 
 	out := kbBin(t, dir, "hooks", "install", "--shared")
 	shared, _ := os.ReadFile(file)
-	if !strings.Contains(out, "added a 'repo: local' hook") || !strings.HasPrefix(string(shared), config) || !strings.Contains(string(shared), "entry: git kb hooks run post-commit") {
+	if !strings.Contains(out, "added a 'repo: local' hook") || !strings.HasPrefix(string(shared), config) || !strings.Contains(string(shared), "exec git kb hooks run post-commit'") {
 		t.Fatalf("install --shared:\n%s\n.pre-commit-config.yaml:\n%s", out, shared)
 	}
 	runIn(t, dir, precommit, "validate-config", ".pre-commit-config.yaml")
@@ -280,6 +292,18 @@ func TestHooksSharedWithPreCommit(t *testing.T) {
 	gittest.Commit(t, mate, "a teammate's commit", map[string]string{"docs/new.md": "# 新文档\n"})
 	waitIndexed(t, mate, "a teammate's commit through the shared pre-commit hook")
 	waitRunLogged(t, filepath.Join(mate, ".git"), "the teammate's index")
+
+	// A teammate without git-kb: the shared hook does nothing, silently.
+	other := filepath.Join(t.TempDir(), "other")
+	gittest.Git(t, dir, "clone", "-q", dir, other)
+	runIn(t, other, precommit, "install", "-t", "post-commit")
+	os.WriteFile(filepath.Join(other, "note.md"), []byte("# 笔记\n"), 0o644)
+	gittest.Git(t, other, "add", "note.md")
+	commit := exec.Command("git", "commit", "-q", "-m", "no git-kb here")
+	commit.Dir, commit.Env = other, append(gittest.Env(), "PATH="+withoutKB)
+	if out, err := commit.CombinedOutput(); err != nil || strings.Contains(string(out), "git-kb") || strings.Contains(string(out), "not a git command") || strings.Contains(string(out), "Failed") {
+		t.Errorf("a commit without git-kb installed: %v\n%s", err, out)
+	}
 
 	kbBin(t, dir, "hooks", "uninstall")
 	if after, _ := os.ReadFile(file); string(after) != config {
