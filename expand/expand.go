@@ -54,7 +54,8 @@ type Expansion struct {
 const maxZhMatch = 6
 
 // Expand finds the expansions of a query's text: the Chinese words in it
-// (longest match first, against both sources), and its English words.
+// (the run's best cut into words of both sources, see cutHan), and its
+// English words.
 // Glossary entries win over CC-CEDICT's for the same word; CC-CEDICT is
 // not asked for single characters (too many senses each).
 func Expand(text string) []Expansion {
@@ -67,20 +68,8 @@ func Expand(text string) []Expansion {
 		}
 	}
 	for _, run := range hanRuns(text) {
-		rs := []rune(run)
-		for i := 0; i < len(rs); {
-			n := 0
-			for l := min(maxZhMatch, len(rs)-i); l >= 1 && n == 0; l-- {
-				w := string(rs[i : i+l])
-				if v, ok := lookup(glossaryZh, w); ok {
-					add(w, v, SourceGlossary)
-					n = l
-				} else if v, ok := lookup(cedictZh, w); ok && l >= 2 {
-					add(w, v, SourceCEDICT)
-					n = l
-				}
-			}
-			i += max(n, 1)
+		for _, m := range cutHan([]rune(run)) {
+			add(m.word, m.value, m.source)
 		}
 	}
 	for _, w := range latinWords(text) {
@@ -91,6 +80,106 @@ func Expand(text string) []Expansion {
 		}
 	}
 	return out
+}
+
+// hanMatch is a word of a Han run found in one of the sources.
+type hanMatch struct {
+	word, value, source string
+}
+
+// cutHan cuts a run of Han characters into the words of the two sources
+// that cover it best: maximum matching by dynamic programming, a word of n
+// characters scoring n*n (long words beat their pieces), a glossary word a
+// little more (it wins a tie). Greedy longest-match-first let a general
+// CC-CEDICT word cut into the glossary term after it: 中指 (middle finger)
+// took 中指定's 指定, 上下 took 上下游's 下游, 本文 took 本文档's 文档.
+func cutHan(rs []rune) []hanMatch {
+	type step struct {
+		score float64
+		n     int // characters taken here; 0: none matched, skip one
+		m     hanMatch
+	}
+	best := make([]step, len(rs)+1)
+	for i := len(rs) - 1; i >= 0; i-- {
+		best[i] = step{score: best[i+1].score}
+		// Shortest first, stopping where no longer key of either table
+		// starts with the characters so far: most runs need two or three
+		// lookups a character, not maxZhMatch.
+		gMore, cMore := true, true
+		for l := 1; l <= min(maxZhMatch, len(rs)-i) && (gMore || cMore); l++ {
+			w := string(rs[i : i+l])
+			var m hanMatch
+			var sc float64
+			var gv, cv string
+			var gok, cok bool
+			if gMore {
+				gv, gok, gMore = seek(glossaryZh, w)
+			}
+			if cMore {
+				cv, cok, cMore = seek(cedictZh, w)
+			}
+			switch {
+			case gok:
+				m, sc = hanMatch{w, gv, SourceGlossary}, float64(l*l)+0.5
+			case cok && l >= 2:
+				m, sc = hanMatch{w, cv, SourceCEDICT}, float64(l*l)
+			default:
+				continue
+			}
+			// on a tie the longer word wins, but not over skipping a character
+			if s := sc + best[i+l].score; s > best[i].score || s == best[i].score && best[i].n > 0 {
+				best[i] = step{score: s, n: l, m: m}
+			}
+		}
+	}
+	var out []hanMatch
+	for i := 0; i < len(rs); {
+		if n := best[i].n; n > 0 {
+			out = append(out, best[i].m)
+			i += n
+		} else {
+			i++
+		}
+	}
+	return out
+}
+
+// seek is lookup that also tells whether a longer key of t starts with
+// key (in a sorted table such keys come right after key's place).
+func seek(t, key string) (v string, ok, more bool) {
+	lo, hi := 0, len(t)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		s := lo + strings.LastIndexByte(t[lo:mid], '\n') + 1
+		e := lineEnd(t, s)
+		if k, _, _ := strings.Cut(t[s:e], "\t"); k < key {
+			lo = e + 1
+		} else {
+			hi = s
+		}
+	}
+	if lo >= len(t) { // lo: the first line whose key is not below key
+		return "", false, false
+	}
+	e := lineEnd(t, lo)
+	k, v, _ := strings.Cut(t[lo:e], "\t")
+	if k != key {
+		return "", false, strings.HasPrefix(k, key)
+	}
+	if e+1 < len(t) {
+		next, _, _ := strings.Cut(t[e+1:lineEnd(t, e+1)], "\t")
+		more = strings.HasPrefix(next, key)
+	}
+	return v, true, more
+}
+
+// lineEnd is the index of the newline ending the line that starts at s,
+// or len(t).
+func lineEnd(t string, s int) int {
+	if e := strings.IndexByte(t[s:], '\n'); e >= 0 {
+		return s + e
+	}
+	return len(t)
 }
 
 // lookup finds key's value in a table of sorted "key<TAB>value" lines by

@@ -35,6 +35,17 @@ func TestExpandChineseToEnglish(t *testing.T) {
 	if e := find(exps, "重新"); e == nil || e.Source != SourceCEDICT || e.To[0] != "again" {
 		t.Errorf("重新: %+v", e)
 	}
+	// A general word of CC-CEDICT does not cut into the glossary term after
+	// it: 中指 (middle finger) would take 指定's first character, 上下 下游's.
+	exps = Expand("在配置中指定上下游")
+	for _, w := range []string{"指定", "下游"} {
+		if e := find(exps, w); e == nil || e.Source != SourceGlossary {
+			t.Errorf("%s not matched from the glossary: %+v", w, exps)
+		}
+	}
+	if e := find(exps, "中指"); e != nil {
+		t.Errorf("中指 matched across 指定: %+v", exps)
+	}
 	// Longest match first: 随机数生成器 is one glossary word, not 随机数 + 生成器.
 	if e := find(Expand("随机数生成器"), "随机数生成器"); e == nil {
 		t.Errorf("随机数生成器 not matched whole: %+v", Expand("随机数生成器"))
@@ -96,6 +107,48 @@ func TestLookup(t *testing.T) {
 			if _, ok := lookup(tab, k); ok {
 				t.Errorf("%s: found %q", name, k)
 			}
+		}
+	}
+}
+
+// TestSeek: seek finds what lookup finds, and says whether a longer key
+// starts with the one asked for, checked against the table's own lines.
+func TestSeek(t *testing.T) {
+	lines := strings.Split(strings.TrimSuffix(glossaryZh, "\n"), "\n")[1:]
+	keys := map[string]bool{}
+	for _, line := range lines {
+		k, _, _ := strings.Cut(line, "\t")
+		keys[k] = true
+	}
+	prefixed := func(p string) bool {
+		for k := range keys {
+			if len(k) > len(p) && strings.HasPrefix(k, p) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, line := range lines {
+		if i%5 != 0 {
+			continue
+		}
+		k, v, _ := strings.Cut(line, "\t")
+		rs := []rune(k)
+		for n := 1; n <= len(rs); n++ {
+			p := string(rs[:n])
+			got, ok, more := seek(glossaryZh, p)
+			want, wantOK := lookup(glossaryZh, p)
+			if ok != wantOK || got != want || more != prefixed(p) {
+				t.Fatalf("seek(%q) = %q, %v, %v; want %q, %v, %v", p, got, ok, more, want, wantOK, prefixed(p))
+			}
+		}
+		if got, ok, _ := seek(glossaryZh, k); !ok || got != v {
+			t.Fatalf("seek(%q) = %q, %v; want %q", k, got, ok, v)
+		}
+	}
+	for _, k := range []string{"\xff", "\U0010ffff"} {
+		if _, ok, more := seek(glossaryZh, k); ok || more {
+			t.Errorf("seek(%q) found something", k)
 		}
 	}
 }
