@@ -317,20 +317,35 @@ type ConfigEntry struct {
 // origin, in one git call, in the order git reads them: for a
 // single-valued key the last one wins, as with git config --get.
 func (r *Repo) ConfigEntries(ctx context.Context, section string) ([]ConfigEntry, error) {
-	out, err := r.git(ctx, nil, "config", "-z", "--show-origin", "--show-scope", "--get-regexp", `^`+regexp.QuoteMeta(section)+`\.`)
+	pattern := `^` + regexp.QuoteMeta(section) + `\.`
+	out, err := r.git(ctx, nil, "config", "-z", "--show-origin", "--show-scope", "--get-regexp", pattern)
+	scoped := true
+	var ge *GitError
+	if errors.As(err, &ge) && ge.ExitCode == 129 {
+		// git before 2.26 has no --show-scope: origins only.
+		out, err = r.git(ctx, nil, "config", "-z", "--show-origin", "--get-regexp", pattern)
+		scoped = false
+	}
 	if err != nil {
-		var ge *GitError
 		if errors.As(err, &ge) && ge.ExitCode == 1 {
 			return nil, nil // none set
 		}
 		return nil, err
 	}
-	// Records are scope NUL origin NUL key [LF value] NUL.
+	// Records are [scope NUL] origin NUL key [LF value] NUL.
 	f := strings.Split(string(out), "\x00")
 	var es []ConfigEntry
-	for i := 0; i+2 < len(f); i += 3 {
-		k, v, hasValue := strings.Cut(f[i+2], "\n")
-		es = append(es, ConfigEntry{Key: k, Value: v, Bare: !hasValue, Scope: f[i], Origin: r.configOrigin(f[i+1])})
+	for len(f) >= 3 || !scoped && len(f) >= 2 {
+		var e ConfigEntry
+		if scoped {
+			e.Scope, f = f[0], f[1:]
+		}
+		var v string
+		var hasValue bool
+		e.Key, v, hasValue = strings.Cut(f[1], "\n")
+		e.Value, e.Bare, e.Origin = v, !hasValue, r.configOrigin(f[0])
+		es = append(es, e)
+		f = f[2:]
 	}
 	return es, nil
 }

@@ -3,8 +3,10 @@ package settings
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +253,32 @@ func TestUnknownKeys(t *testing.T) {
 		default:
 			t.Errorf("unexpected %+v", u)
 		}
+	}
+}
+
+// TestOldGit: a git without --show-scope (before 2.26) still gives values
+// and origins. The git on PATH is the real one behind a wrapper that
+// refuses the option as old git does.
+func TestOldGit(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the wrapper is a shell script")
+	}
+	dir, _, r := repo(t)
+	gittest.Git(t, dir, "config", "kb.embed.batchSize", "8")
+	gittest.Git(t, dir, "config", "kb.priors", "false")
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	script := "#!/bin/sh\nfor a; do [ \"$a\" = --show-scope ] && { echo 'error: unknown option `show-scope'\"'\" >&2; exit 129; }; done\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s := load(t, r, noEnv)
+	v, _ := s.Value("kb.embed.batchSize")
+	if s.Embed.BatchSize != 8 || s.Priors || !strings.HasSuffix(v.Origin, filepath.Join(".git", "config")) {
+		t.Errorf("batch size %d, priors %v, origin %q", s.Embed.BatchSize, s.Priors, v.Origin)
 	}
 }
