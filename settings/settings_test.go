@@ -282,3 +282,18 @@ func TestOldGit(t *testing.T) {
 		t.Errorf("batch size %d, priors %v, origin %q", s.Embed.BatchSize, s.Priors, v.Origin)
 	}
 }
+
+// TestBareKey: a key written with no "=" is a boolean true, as git reads it.
+func TestBareKey(t *testing.T) {
+	dir, _, r := repo(t)
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[kb \"gc\"]\n\tkeepTags\n")
+	f.Close()
+	s := load(t, r, noEnv)
+	if v, _ := s.Value("kb.gc.keepTags"); !s.GCKeepTags || !v.Set || v.Value != "true" {
+		t.Errorf("bare kb.gc.keepTags: %v, %+v", s.GCKeepTags, v)
+	}
+}

@@ -45,7 +45,8 @@ embeddings endpoint works (OpenAI, Ollama, vLLM, LM Studio, TEI):
   export GIT_KB_API_KEY=...      # or OPENAI_API_KEY; never put keys in git config
 Optional: kb.embed.dimensions (models that can truncate), kb.embed.batchSize
 (32), kb.embed.concurrency (2), kb.embed.throttleMs, kb.embed.timeoutMs,
-kb.embed.maxRetries. Offline, kb.embed.provider=hash uses a built-in
+kb.embed.maxRetries ('git kb config' lists every setting, its default and
+where its value came from). Offline, kb.embed.provider=hash uses a built-in
 feature-hashing embedder: it needs no model, but it is lexical (words and
 character pairs), not semantic. If the endpoint fails, or the commit has
 no vectors yet, search answers lexically and says so ("degraded" in --json).
