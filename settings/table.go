@@ -155,7 +155,7 @@ var Table = []Setting{
 		Doc: "embeddings requests in flight while indexing",
 		set: intInto(1, 64, func(s *Settings) *int { return &s.Embed.Concurrency })},
 	{Key: "kb.embed.maxRetries", Type: "int", Default: "5", Accepted: "-1..100 (-1: none)",
-		Doc: "retries on 429, 5xx and timeouts while indexing (search never waits on retries)",
+		Doc: "retries on 429, 5xx and timeouts (at query time an endpoint that does not answer is not retried, and kb.embed.queryTimeoutMs bounds the whole call)",
 		set: intInto(-1, 100, func(s *Settings) *int { return &s.Embed.MaxRetries })},
 	{Key: "kb.embed.throttleMs", Type: "milliseconds", Default: "0", Accepted: "milliseconds ≥ 0",
 		Doc: "minimum gap between the starts of two embeddings requests (rate-limited endpoints)",
