@@ -43,11 +43,11 @@ func TestRerankLLMCachesAndBlends(t *testing.T) {
 	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
 	gittest.Git(t, dir, "config", "kb.chat.model", "judge")
 
-	plain := searchJSON(t, dir, "连接池 回滚 重试")
+	plain := searchJSON(t, dir, "连接池打满 回滚 重试")
 	if plain.Results[0].Path == "docs/runbook/rollback.md" {
 		t.Fatalf("the test needs another first result without rerank: %v", paths(plain))
 	}
-	r := searchJSON(t, dir, "--rerank", "llm", "连接池 回滚 重试")
+	r := searchJSON(t, dir, "--rerank", "llm", "连接池打满 回滚 重试")
 	if r.Rerank != "llm" || len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
 		t.Fatalf("reranked: %s %v (plain %v)", r.Rerank, paths(r), paths(plain))
 	}
@@ -60,12 +60,12 @@ func TestRerankLLMCachesAndBlends(t *testing.T) {
 		t.Errorf("%d judge calls for %d results", calls, len(plain.Results))
 	}
 	// The same words in another order: all from the cache.
-	again := searchJSON(t, dir, "--rerank", "llm", "重试 回滚 连接池")
+	again := searchJSON(t, dir, "--rerank", "llm", "重试 回滚 连接池打满")
 	if js.calls.Load() != calls || again.Results[0].Path != first.Path {
 		t.Errorf("second run made %d more calls", js.calls.Load()-calls)
 	}
 	// --min-score drops what the judge scored low.
-	if m := searchJSON(t, dir, "--rerank", "llm", "--min-score", "5", "连接池 回滚 重试"); len(m.Results) != 1 {
+	if m := searchJSON(t, dir, "--rerank", "llm", "--min-score", "5", "连接池打满 回滚 重试"); len(m.Results) != 1 {
 		t.Errorf("min-score 5: %v", paths(m))
 	}
 }
@@ -139,7 +139,7 @@ func TestRerankContextPack(t *testing.T) {
 	dir := gittest.New(t, docs)
 	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
 	gittest.Git(t, dir, "config", "kb.chat.model", "judge")
-	out, errs, code := kb(t, dir, "context", "-q", "--rerank", "llm", "--format", "json", "--budget", "2000", "连接池 回滚 重试")
+	out, errs, code := kb(t, dir, "context", "-q", "--rerank", "llm", "--format", "json", "--budget", "2000", "连接池打满 回滚 重试")
 	var p struct {
 		Blocks []struct{ Path string }
 	}
