@@ -111,6 +111,18 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+// TestGlossaryReverseOrder: an English word's Chinese terms are those
+// listing it earliest, the shorter first among equals, then file order.
+func TestGlossaryReverseOrder(t *testing.T) {
+	_, en := table.Glossary("字符串驻留\tintern|string\n驻留\tintern\n字符序列\tstring\n字符串\tstring|str\n串\tstring\n")
+	if got, want := en["string"], []string{"串", "字符串", "字符序列"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("string -> %v, want %v", got, want)
+	}
+	if got, want := en["intern"], []string{"驻留", "字符串驻留"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("intern -> %v, want %v", got, want)
+	}
+}
+
 // TestSeek: seek finds what lookup finds, and says whether a longer key
 // starts with the one asked for, checked against the table's own lines.
 func TestSeek(t *testing.T) {

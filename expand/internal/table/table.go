@@ -7,6 +7,7 @@ package table
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxReverse bounds the Chinese terms one English word gains.
@@ -30,8 +31,10 @@ func Format(header string, m map[string][]string) string {
 // Glossary reads glossary.tsv (`中文<TAB>en1|en2` lines, # comments) into
 // its two directions. The first entry of a Chinese term wins. For the
 // reverse, an English word maps to the Chinese terms that list it
-// earliest in their entry (position 0 first, then 1...), in the file's
-// order among equals, MaxReverse at most; phrases are not reversed.
+// earliest in their entry (position 0 first, then 1...), the shorter
+// term first among equals (string -> 字符串 before 字符串驻留: a compound
+// names a narrower sense), then in the file's order, MaxReverse at most;
+// phrases are not reversed.
 func Glossary(tsv string) (zh, en map[string][]string) {
 	zh, en = map[string][]string{}, map[string][]string{}
 	type rev struct {
@@ -74,7 +77,12 @@ func Glossary(tsv string) (zh, en map[string][]string) {
 	}
 	for _, w := range order {
 		rs := byEn[w]
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].pos < rs[j].pos })
+		sort.SliceStable(rs, func(i, j int) bool {
+			if rs[i].pos != rs[j].pos {
+				return rs[i].pos < rs[j].pos
+			}
+			return utf8.RuneCountInString(rs[i].zh) < utf8.RuneCountInString(rs[j].zh)
+		})
 		for _, r := range rs {
 			if len(en[w]) < MaxReverse && !contains(en[w], r.zh) {
 				en[w] = append(en[w], r.zh)
