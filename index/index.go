@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/git-kb/git-kb/chunk"
@@ -32,6 +34,9 @@ type Options struct {
 	Progress func(Event)
 	// Version goes into the index's format record.
 	Version string
+	// MemoryBudget bounds the memory of a run's buffers, in bytes; 0
+	// reads kb.index.memoryMB (default 512).
+	MemoryBudget int64
 }
 
 // Event reports progress.
@@ -43,21 +48,24 @@ type Event struct {
 
 // Stats describe a run.
 type Stats struct {
-	Commit         string             `json:"commit"`
-	Tree           string             `json:"tree"`
-	AlreadyIndexed bool               `json:"already_indexed"`
-	Files          int                `json:"files"`   // files in the tree
-	Indexed        int                `json:"indexed"` // files with chunks in the view
-	Skipped        map[string]int     `json:"skipped"`
-	BlobsNew       int                `json:"blobs_new"`
-	BlobsReused    int                `json:"blobs_reused"`
-	BytesRead      int64              `json:"bytes_read"`
-	Chunks         int                `json:"chunks"`     // chunks in the view
-	NewChunks      int                `json:"new_chunks"` // chunks made by this run
-	Terms          int                `json:"terms"`      // term occurrences analyzed by this run
-	UniqueTerms    int                `json:"unique_terms"`
-	Seconds        float64            `json:"seconds"`
-	Timings        map[string]float64 `json:"timings_ms"`
+	Commit         string         `json:"commit"`
+	Tree           string         `json:"tree"`
+	AlreadyIndexed bool           `json:"already_indexed"`
+	Files          int            `json:"files"`   // files in the tree
+	Indexed        int            `json:"indexed"` // files with chunks in the view
+	Skipped        map[string]int `json:"skipped"`
+	BlobsNew       int            `json:"blobs_new"`
+	BlobsReused    int            `json:"blobs_reused"`
+	BytesRead      int64          `json:"bytes_read"`
+	Chunks         int            `json:"chunks"`     // chunks in the view
+	NewChunks      int            `json:"new_chunks"` // chunks made by this run
+	Terms          int            `json:"terms"`      // term occurrences analyzed by this run
+	UniqueTerms    int            `json:"unique_terms"`
+	// SpillRuns is how many times the postings outgrew the memory
+	// budget and were written to a sorted run on disk (then merged).
+	SpillRuns int                `json:"spill_runs"`
+	Seconds   float64            `json:"seconds"`
+	Timings   map[string]float64 `json:"timings_ms"`
 	// Embed reports the embedding run that followed, if any.
 	Embed *EmbedStats `json:"embed,omitempty"`
 	// EmbedBackground says embedding was handed to a background process.
@@ -289,69 +297,133 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 		an = segment.Full()
 	}
 
+	// Analysis runs on every core; one collector takes the results in
+	// read order (chunk ordinals follow it, as they always have), inverts
+	// them into a buffer of bounded size and drops them, so memory does
+	// not grow with the repository (spill.go). Tokens bound the blobs read
+	// but not yet collected.
+	budget := o.MemoryBudget
+	if budget == 0 {
+		var err error
+		if budget, err = configMemory(ctx, repo); err != nil {
+			return err
+		}
+	}
+	restore := limitMemory(budget)
+	defer restore()
+	spillDir := SpillDir(repo.KBDir())
+	os.RemoveAll(spillDir) // what a killed run left (we hold the index lock)
+	defer os.RemoveAll(spillDir)
+	buf := newPostingBuffer(spillDir, bufferLimit(budget))
+
 	type job struct {
 		i    int
 		blob gitx.Hash
 		data []byte
 	}
-	results := make([]*analyzed, len(todo))
+	type done struct {
+		i int
+		r *analyzed
+	}
+	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan job, 16)
+	dones := make(chan done, 16)
+	// Blobs in flight are outside the budget: keep them few (each is up
+	// to kb.maxFileSize, and its analysis several times that).
+	tokens := make(chan struct{}, 2*workers+4)
 	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results[j.i] = analyze(an, tm, pol, pathOf[j.blob], j.blob, j.data)
+				dones <- done{j.i, analyze(an, tm, pol, pathOf[j.blob], j.blob, j.data)}
 			}
 		}()
 	}
+	go func() { wg.Wait(); close(dones) }()
+
+	// The collector.
+	var recs []blobRec
+	var lens []uint32
+	var collectErr error
+	var failed atomic.Bool
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		pending := map[int]*analyzed{}
+		next := 0
+		for d := range dones {
+			pending[d.i] = d.r
+			for r := pending[next]; r != nil; r = pending[next] {
+				delete(pending, next)
+				next++
+				<-tokens
+				if collectErr != nil {
+					continue // drain: the reader stops at its next blob
+				}
+				t := time.Now()
+				r.header.First = uint32(len(lens))
+				for ci, terms := range r.chunks {
+					if err := buf.add(r.header.First+uint32(ci), terms); err != nil {
+						collectErr = err
+					}
+				}
+				lens = append(lens, r.lens...)
+				st.Terms += r.terms
+				if r.meta != nil && collectErr == nil {
+					mb, err := store.EncodeBlobMeta(r.meta)
+					if err == nil {
+						err = buf.addMeta(r.blob, mb)
+					}
+					if err != nil {
+						collectErr = err
+					}
+				}
+				if collectErr != nil {
+					failed.Store(true)
+				}
+				recs = append(recs, blobRec{r.blob, r.header, r.meta != nil})
+				tm.since("invert", t)
+			}
+		}
+	}()
+
 	t0 := time.Now()
-	done := 0
+	n := 0
 	readErr := repo.ReadBlobs(ctx, todo, func(h gitx.Hash, data []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if failed.Load() {
+			return errCollect
+		}
+		tokens <- struct{}{}
 		st.BytesRead += int64(len(data))
-		jobs <- job{i: done, blob: h, data: data}
-		done++
+		jobs <- job{i: n, blob: h, data: data}
+		n++
 		if o.Progress != nil {
-			o.Progress(Event{Phase: "index", Done: done, Total: len(todo), Bytes: st.BytesRead})
+			o.Progress(Event{Phase: "index", Done: n, Total: len(todo), Bytes: st.BytesRead})
 		}
 		return nil
 	})
 	close(jobs)
-	wg.Wait()
+	<-collected
 	tm.since("read+analyze (wall)", t0)
 	// Blobs git does not have (a partial clone, a lost object) are left
 	// out of the view and counted; the rest is indexed.
 	var missing *gitx.MissingObjectsError
-	if errors.As(readErr, &missing) {
+	if errors.As(readErr, &missing) || errors.Is(readErr, errCollect) {
 		readErr = nil
+	}
+	if readErr == nil {
+		readErr = collectErr
 	}
 	if readErr != nil {
 		return readErr // nothing was written: the previous view stays
 	}
-	results = results[:done]
-
-	// Assign segment-local chunk ordinals in blob order and invert.
-	t0 = time.Now()
-	postings := map[string][]store.Posting{}
-	var lens []uint32
-	for _, r := range results {
-		r.header.First = uint32(len(lens))
-		for ci, terms := range r.chunks {
-			for _, t := range terms {
-				postings[t.term] = append(postings[t.term], store.Posting{Chunk: r.header.First + uint32(ci), TF: t.tf})
-			}
-		}
-		lens = append(lens, r.lens...)
-		st.Terms += r.terms
-		r.chunks = nil
-	}
 	st.NewChunks = len(lens)
-	st.UniqueTerms = len(postings)
-	tm.since("invert", t0)
+	st.SpillRuns = len(buf.runs)
 
 	// Write phase: the only time the database is held read-write. What
 	// it writes was measured at 0.6x the bytes read at its peak (logs
@@ -367,19 +439,19 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	tm.since("open rw", t0)
 	t0 = time.Now()
 	var seg *store.Segment
-	if len(results) > 0 {
+	if len(recs) > 0 {
 		id, first, err := db.AllocSegment(uint32(len(lens)))
 		if err != nil {
 			db.Close()
 			return err
 		}
 		seg = &store.Segment{ID: id, First: first, N: uint32(len(lens))}
-		for _, r := range results {
-			r.header.Seg = id
-			r.header.First += first
-			headers[r.blob] = r.header
+		for i := range recs {
+			recs[i].header.Seg = id
+			recs[i].header.First += first
+			headers[recs[i].blob] = recs[i].header
 		}
-		if err := writeSegment(ctx, db, seg, postings, lens, results, o.Progress); err != nil {
+		if st.UniqueTerms, err = writeSegment(ctx, db, seg, buf, lens, recs, headers, o.Progress); err != nil {
 			db.Close()
 			return err
 		}
@@ -448,43 +520,72 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 // for blobs of n bytes, with a margin over the measured 0.6x.
 func writeEstimate(n int64) int64 { return n*3/4 + 1<<20 }
 
-func writeSegment(ctx context.Context, db *store.DB, seg *store.Segment, postings map[string][]store.Posting, lens []uint32, results []*analyzed, progress func(Event)) error {
+// blobRec is what the write phase needs of an analyzed blob.
+type blobRec struct {
+	blob    store.SHA
+	header  store.BlobHeader
+	hasMeta bool // its meta is in the buffer (not for a skipped blob)
+}
+
+// errCollect stops the reader when the collector has failed.
+var errCollect = errors.New("collector failed")
+
+// writeSegment merges the buffer's runs into seg and writes the blobs'
+// records; it returns the number of distinct terms.
+func writeSegment(ctx context.Context, db *store.DB, seg *store.Segment, buf *postingBuffer, lens []uint32, recs []blobRec, headers map[store.SHA]store.BlobHeader, progress func(Event)) (int, error) {
 	b := db.NewBatch(PipelineVersion)
 	defer b.Cancel()
-	total := len(postings)
+	// Terms in runs may repeat from run to run: the total is a bound.
+	total := buf.runTerms + len(buf.m)
 	n := 0
-	for term, ps := range postings {
+	terms, err := buf.merge(func(term string, ps []store.Posting) error {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if progress != nil {
-				progress(Event{Phase: "write", Done: n, Total: total})
+				progress(Event{Phase: "write", Done: n, Total: max(total, n+1)})
 			}
 		}
 		n++
 		for i := range ps {
 			ps[i].Chunk += seg.First
 		}
+		// A fresh slice each time: the batch keeps it until it commits.
 		if err := b.Postings(term, seg.ID, store.EncodePostings(ps)); err != nil {
 			return fmt.Errorf("write postings: %w", err)
 		}
+		return nil
+	})
+	if err != nil {
+		return terms, err
 	}
 	if err := b.Lengths(seg.ID, lens); err != nil {
-		return fmt.Errorf("write lengths: %w", err)
+		return terms, fmt.Errorf("write lengths: %w", err)
 	}
-	for _, r := range results {
-		if err := b.Blob(r.blob, r.header, r.meta); err != nil {
+	err = buf.eachMeta(func(blob store.SHA, meta []byte) error {
+		if err := b.BlobEncoded(blob, headers[blob], meta); err != nil {
 			return fmt.Errorf("write blob record: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return terms, err
+	}
+	for _, r := range recs {
+		if !r.hasMeta {
+			if err := b.BlobEncoded(r.blob, r.header, nil); err != nil {
+				return terms, fmt.Errorf("write blob record: %w", err)
+			}
 		}
 	}
 	if err := b.Flush(); err != nil {
-		return fmt.Errorf("write segment %d: %w", seg.ID, err)
+		return terms, fmt.Errorf("write segment %d: %w", seg.ID, err)
 	}
 	if progress != nil {
-		progress(Event{Phase: "write", Done: total, Total: total})
+		progress(Event{Phase: "write", Done: n, Total: n})
 	}
-	return nil
+	return terms, nil
 }
 
 // publish records a ref (and optionally a view) without a new segment.

@@ -251,12 +251,25 @@ func (b *Batch) Lengths(seg uint32, ls []uint32) error {
 
 // Blob stores what a blob became.
 func (b *Batch) Blob(blob SHA, h BlobHeader, m *BlobMeta) error {
+	var mb []byte
 	if m != nil {
-		mb, err := json.Marshal(m)
-		if err != nil {
+		var err error
+		if mb, err = EncodeBlobMeta(m); err != nil {
 			return err
 		}
-		if err := b.wb.Set(metaKey(b.pv, blob), mb); err != nil {
+	}
+	return b.BlobEncoded(blob, h, mb)
+}
+
+// EncodeBlobMeta is a BlobMeta as BlobEncoded stores it: an indexer can
+// encode it as soon as the blob is analyzed and keep bytes, not the tree
+// of strings, until the write.
+func EncodeBlobMeta(m *BlobMeta) ([]byte, error) { return json.Marshal(m) }
+
+// BlobEncoded is Blob with the meta already encoded (nil: none).
+func (b *Batch) BlobEncoded(blob SHA, h BlobHeader, meta []byte) error {
+	if meta != nil {
+		if err := b.wb.Set(metaKey(b.pv, blob), meta); err != nil {
 			return err
 		}
 	}
@@ -350,4 +363,25 @@ func DecodePostings(dst []Posting, data []byte) ([]Posting, error) {
 		dst = append(dst, p)
 	}
 	return dst, r.err
+}
+
+// Scan calls fn with every record whose key starts with prefix, in key
+// order (nil: all of them): for checks that two indexes hold the same
+// records, and for counting.
+func (d *DB) Scan(prefix []byte, fn func(key, value []byte) error) error {
+	return d.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: false})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().KeyCopy(nil)
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			if err := fn(k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
