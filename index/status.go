@@ -17,6 +17,9 @@ type Report struct {
 	Dir       string `json:"dir"`
 	Exists    bool   `json:"exists"`
 	SizeBytes int64  `json:"size_bytes"`
+	// Segments is how many committed segments the index holds (one per
+	// indexing run that read new blobs, until gc drops unused ones).
+	Segments  int    `json:"segments"`
 	Format    int    `json:"format"`
 	Pipeline  int    `json:"pipeline"`
 	HeadIndex bool   `json:"head_indexed"`
@@ -75,6 +78,11 @@ func Status(ctx context.Context, repo *gitx.Repo, emb llm.Embedder, denseOff str
 	rep.Exists = true
 	rep.SizeBytes = db.Size()
 	rep.Format, rep.Pipeline = db.Format.Format, db.Format.Pipeline
+	segs, err := db.Segments()
+	if err != nil {
+		return nil, err
+	}
+	rep.Segments = len(segs)
 	refs, err := db.Refs()
 	if err != nil {
 		return nil, err

@@ -34,7 +34,11 @@ func statusCommand(e env) *cli.Command {
 			if c.Bool("json") {
 				return writeJSON(e.Stdout, rep)
 			}
-			fmt.Fprintf(e.Stdout, "index:    %s (%s on disk)\n", rep.Dir, humanBytes(rep.SizeBytes))
+			segs := "segments"
+			if rep.Segments == 1 {
+				segs = "segment"
+			}
+			fmt.Fprintf(e.Stdout, "index:    %s (%s on disk, %d %s)\n", rep.Dir, humanBytes(rep.SizeBytes), rep.Segments, segs)
 			fmt.Fprintf(e.Stdout, "format:   %d, pipeline %d (this git-kb: %d, %d)\n", rep.Format, rep.Pipeline, store.FormatVersion, index.PipelineVersion)
 			headState := "not indexed (next search indexes it)"
 			switch {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,8 @@ func (p *progress) update(ev index.Event) {
 		if ev.Done > 0 && ev.Done < ev.Total {
 			eta = fmt.Sprintf(" ETA %s", (time.Duration(el/float64(ev.Done)*float64(ev.Total-ev.Done)) * time.Second).Round(time.Second))
 		}
-		line = fmt.Sprintf("indexing %s %d/%d files %.1f MiB/s%s", bar(ev.Done, ev.Total), ev.Done, ev.Total, rate, eta)
+		line = fmt.Sprintf("indexing %s %d/%d files %.0f files/s %.1f MiB/s %s%s", bar(ev.Done, ev.Total), ev.Done, ev.Total,
+			float64(ev.Done)/max(el, 0.001), rate, memoryInUse(), eta)
 	}
 	pad := ""
 	if n := p.lastLen - len(line); n > 0 {
@@ -71,6 +73,18 @@ func (p *progress) done() {
 	if p.on && p.drawn {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
 	}
+}
+
+// memoryInUse is what the Go runtime holds from the system now (heap,
+// stacks, its own structures; not Badger's memory-mapped files), for the
+// progress line: "mem 412 MiB".
+func memoryInUse() string {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return ""
+	}
+	return fmt.Sprintf("mem %d MiB", (s[0].Value.Uint64()-s[1].Value.Uint64())>>20)
 }
 
 func bar(done, total int) string {
