@@ -35,7 +35,7 @@ type Options struct {
 	// Version goes into the index's format record.
 	Version string
 	// MemoryBudget bounds the memory of a run's buffers, in bytes; 0
-	// reads kb.index.memoryMB (default 512).
+	// reads kb.index.memoryMB (default 512 MiB).
 	MemoryBudget int64
 }
 
@@ -169,13 +169,20 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		return st, err
 	}
 	st.Files = len(entries)
-	maxSize := o.MaxFileSize
-	if maxSize == 0 {
-		if maxSize, err = configSize(ctx, repo); err != nil {
+	if o.MaxFileSize == 0 || o.MemoryBudget == 0 {
+		set, err := settings.Load(ctx, repo, nil)
+		if err != nil {
 			db.Close()
 			return st, err
 		}
+		if o.MaxFileSize == 0 {
+			o.MaxFileSize = set.MaxFileSize
+		}
+		if o.MemoryBudget == 0 {
+			o.MemoryBudget = int64(set.IndexMemoryMB) << 20
+		}
 	}
+	maxSize := o.MaxFileSize
 	kbignore := ""
 	if _, b, err := repo.FileAt(commit, ".kbignore"); err == nil {
 		kbignore = string(b)
@@ -303,12 +310,6 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	// not grow with the repository (spill.go). Tokens bound the blobs read
 	// but not yet collected.
 	budget := o.MemoryBudget
-	if budget == 0 {
-		var err error
-		if budget, err = configMemory(ctx, repo); err != nil {
-			return err
-		}
-	}
 	restore := limitMemory(budget)
 	defer restore()
 	spillDir := SpillDir(repo.KBDir())

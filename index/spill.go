@@ -3,16 +3,13 @@ package index
 import (
 	"bufio"
 	"container/heap"
-	"context"
 	"encoding/binary"
 	"fmt"
-	"github.com/git-kb/git-kb/gitx"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -365,9 +362,6 @@ func (p *postingBuffer) merge(fn func(term string, ps []store.Posting) error) (i
 	return n, nil
 }
 
-// DefaultMemoryMB is kb.index.memoryMB's default.
-const DefaultMemoryMB = 512
-
 // fixedMemory is what an indexing process holds whatever the budget: the
 // segmenter's dictionary, Badger's tables and caches, the blobs being
 // analyzed (measured: about 200 MiB with the full dictionary).
@@ -389,16 +383,4 @@ func limitMemory(budget int64) func() {
 		debug.SetMemoryLimit(lim)
 	}
 	return func() { debug.SetMemoryLimit(prev) }
-}
-
-func configMemory(ctx context.Context, repo *gitx.Repo) (int64, error) {
-	v, err := repo.Config(ctx, "kb.index.memoryMB")
-	if err != nil || v == "" {
-		return DefaultMemoryMB << 20, err
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("git config kb.index.memoryMB=%q: want a number of MiB, e.g. 512", v)
-	}
-	return int64(n) << 20, nil
 }

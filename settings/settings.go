@@ -27,6 +27,9 @@ import (
 type Settings struct {
 	// MaxFileSize is kb.maxFileSize: files above it are not indexed.
 	MaxFileSize int64
+	// IndexMemoryMB is kb.index.memoryMB: the memory budget of an
+	// indexing run's buffers, in MiB.
+	IndexMemoryMB int
 	// SecretsAllow is kb.secrets.allow: rule ids or path globs the secret
 	// scanner lets through.
 	SecretsAllow []string

@@ -59,6 +59,9 @@ var Table = []Setting{
 			s.MaxFileSize = n
 			return nil
 		}},
+	{Key: "kb.index.memoryMB", Type: "int", Default: "512", Accepted: "a whole number of MiB ≥ 1",
+		Doc: "memory an indexing run keeps postings and file metadata in; beyond it they are spilled to sorted runs in `.git/kb/spill` and merged (the same index, more disk I/O). The process needs about 256 MiB more",
+		set: intInto(1, 1<<20, func(s *Settings) *int { return &s.IndexMemoryMB })},
 	{Key: "kb.secrets.allow", Type: "list", Multi: true, Accepted: "secret rule ids (e.g. jwt) or path globs (e.g. docs/examples/**), one per git config --add",
 		Doc: "secrets the scanner lets through: findings of these rules, or in these paths, are indexed as written",
 		set: func(s *Settings, _ *Setting, _ string, vals []string, _ string) error {
