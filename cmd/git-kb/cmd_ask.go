@@ -5,26 +5,13 @@ import (
 	"strings"
 
 	"github.com/git-kb/git-kb/ask"
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/llm"
 	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/search"
 	"github.com/git-kb/git-kb/segment"
-	"github.com/git-kb/git-kb/settings"
 	"github.com/urfave/cli/v2"
 )
-
-// chatConfigOf is the chat model's part of s; nil, "why" when no model is
-// configured.
-func chatConfigOf(s *settings.Settings) (*llm.ChatConfig, string) {
-	c := &llm.ChatConfig{BaseURL: s.Chat.BaseURL, Model: s.Chat.Model, APIKey: s.APIKey, Timeout: s.Chat.Timeout, MaxRetries: s.Chat.MaxRetries}
-	if c.BaseURL == "" || c.Model == "" {
-		return nil, "no chat model configured (git config kb.chat.baseURL and kb.chat.model)"
-	}
-	if c.MaxRetries <= 0 {
-		c.MaxRetries = -1 // kb.chat.maxRetries 0: none (the client reads 0 as its default)
-	}
-	return c, ""
-}
 
 // askResult is the --json contract of git kb ask.
 type askResult struct {
@@ -81,21 +68,20 @@ Examples:
 			}
 			parsed, err := search.ParseQuery(question)
 			if err != nil {
-				return usageError{err.Error()}
+				return usagef("%s", err)
 			}
 			repo, err := openRepo(e)
 			if err != nil {
 				return err
 			}
-			kb, err := openKB(c.Context, e, repo)
+			kb, err := openKB(c.Context, e, repo, c.Bool("quiet"))
 			if err != nil {
 				return err
 			}
-			chatCfg, off := chatConfigOf(kb.set)
-			kb.worktree = c.Bool("worktree")
+			chatCfg, off := engine.ChatConfigOf(kb.Settings)
 			quiet := c.Bool("quiet")
 			note := notifier(e, quiet)
-			p, err := kb.contextPack(c.Context, e, search.Request{Query: question, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Int("budget"), pack.Ratios{Whole: 0.3, Sections: 0.65, Reserve: 0.05}, pack.Markdown, c.String("rerank"), quiet)
+			p, err := kb.contextPack(c.Context, e, search.Request{Query: question, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Bool("worktree"), c.Int("budget"), pack.Ratios{Whole: 0.3, Sections: 0.65, Reserve: 0.05}, pack.Markdown, c.String("rerank"), quiet)
 			if err != nil {
 				return err
 			}
@@ -115,7 +101,7 @@ Examples:
 					return err
 				}
 				res.Mode, res.Model = "generated", chat.Model()
-				msgs := ask.Prompt(kb.secrets.RedactText("", question), res.Sources)
+				msgs := ask.Prompt(kb.Secrets.RedactText("", question), res.Sources)
 				if stream {
 					f := &ask.StreamFilter{N: len(res.Sources), Out: func(s string) { fmt.Fprint(e.Stdout, s) }}
 					answer, err = chat.Stream(c.Context, msgs, f.Write)

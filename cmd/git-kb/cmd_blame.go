@@ -75,7 +75,7 @@ Examples:
 			if c.Bool("staged") && repo.WorkTree == "" {
 				return fmt.Errorf("--staged: %s is a bare repository: it has no staging area; give a range (base..head) or a commit", repo.CommonDir)
 			}
-			kb, err := openKB(c.Context, e, repo)
+			kb, err := openKB(c.Context, e, repo, c.Bool("quiet"))
 			if err != nil {
 				return err
 			}
@@ -109,25 +109,25 @@ Examples:
 
 // explain builds the blame-context report of a change (see changeOf).
 func (k *kbRepo) explain(ctx context.Context, e env, change, base string, staged bool, contextLines int, quiet bool) (*review.Report, error) {
-	o, err := changeOf(ctx, k.repo, change, base, staged)
+	o, err := changeOf(ctx, k.Repo, change, base, staged)
 	if err != nil {
 		return nil, err
 	}
 	o.Context = contextLines
-	o.Secrets = k.secrets
+	o.Secrets = k.Secrets
 	// Docs and code come from the base's view; a root commit has no base,
 	// so its own view stands in.
 	searchRev := o.Base
 	if searchRev == gitx.EmptyTree {
 		searchRev = o.Head
 	}
-	view, err := k.open(ctx, e, searchRev, quiet, false)
+	view, err := k.OpenView(ctx, searchRev, false)
 	if err != nil {
 		return nil, err
 	}
-	defer view.close()
+	defer view.Close()
 	o.Search = func(ctx context.Context, q string, n int, scope func(string) bool) ([]search.Result, error) {
-		resp, err := view.search(ctx, search.Request{Query: q, K: n, Mode: search.ModeLexical, Scope: scope})
+		resp, err := view.Search(ctx, search.Request{Query: q, K: n, Mode: search.ModeLexical, Scope: scope})
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func (k *kbRepo) explain(ctx context.Context, e env, change, base string, staged
 	}
 	rep, err := review.Explain(ctx, o)
 	if err == nil {
-		if cut := k.repo.ShallowCommits(); cut != nil {
+		if cut := k.Repo.ShallowCommits(); cut != nil {
 			// Blame stops at the clone's depth and credits every older
 			// line to the boundary commit: say so once, at the top.
 			rep.Notes = append(rep.Notes, fmt.Sprintf("Shallow clone: history before %s is cut off, so older lines are credited to it; for full history run git fetch --unshallow (in CI: fetch-depth: 0).", shortest(cut)))

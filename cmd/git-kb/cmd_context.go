@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/pack"
-	"github.com/git-kb/git-kb/rerank"
 	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
 )
@@ -68,7 +67,7 @@ Examples:
 			}
 			parsed, err := search.ParseQuery(query)
 			if err != nil {
-				return usageError{err.Error()}
+				return usagef("%s", err)
 			}
 			repo, err := openRepo(e)
 			if err != nil {
@@ -80,16 +79,15 @@ Examples:
 					return usagef("%v", err)
 				}
 			}
-			kb, err := openKB(c.Context, e, repo)
+			kb, err := openKB(c.Context, e, repo, c.Bool("quiet"))
 			if err != nil {
 				return err
 			}
 			if c.String("ratios") == "" {
-				r := kb.set.ContextRatios // kb.context.ratios
+				r := kb.Settings.ContextRatios // kb.context.ratios
 				ratios = pack.Ratios{Whole: r[0], Sections: r[1], Reserve: r[2]}
 			}
-			kb.worktree = c.Bool("worktree")
-			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode"), Related: c.Bool("related")}, c.String("rev"), c.Int("budget"), ratios, format, c.String("rerank"), c.Bool("quiet"))
+			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode"), Related: c.Bool("related")}, c.String("rev"), c.Bool("worktree"), c.Int("budget"), ratios, format, c.String("rerank"), c.Bool("quiet"))
 			if err != nil {
 				return err
 			}
@@ -104,24 +102,11 @@ Examples:
 
 // contextPack retrieves for req (40 chunks, up to 4 per file) and packs
 // the results into budget tokens.
-func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev string, budget int, ratios pack.Ratios, format, rerankFlag string, quiet bool) (*pack.Pack, error) {
+func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev string, worktree bool, budget int, ratios pack.Ratios, format, rerankFlag string, quiet bool) (*pack.Pack, error) {
 	req.K, req.PerFile = 40, 4
-	mode, err := k.rerankMode(ctx, rerankFlag)
+	resp, err := k.Search(ctx, engine.SearchRequest{Request: req, Rev: rev, Worktree: worktree, Rerank: rerankFlag})
 	if err != nil {
 		return nil, err
-	}
-	var judge rerank.Scorer
-	if mode != "off" {
-		if judge, err = k.scorer(ctx, e, mode, req.Query); err != nil {
-			return nil, err
-		}
-	}
-	resp, err := k.search(ctx, e, req, rev, quiet, false)
-	if err != nil {
-		return nil, err
-	}
-	if judge != nil {
-		k.applyRerank(ctx, e, resp, judge, mode, req.Query, len(resp.Results), 0)
 	}
 	if resp.Degraded != "" {
 		notifier(e, quiet)("%s", resp.Degraded)
@@ -157,34 +142,12 @@ func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev
 		Query: req.Query, Commit: resp.Commit, Budget: budget, Ratios: ratios, Format: format, Counter: counter,
 		Lines: func(blob string) ([]string, error) {
 			if p, ok := uncommitted[blob]; ok {
-				lines, err := worktreeLines(k.repo, p)
-				return k.secrets.RedactLines(p, lines), err
+				lines, err := worktreeLines(k.Repo, p)
+				return k.Secrets.RedactLines(p, lines), err
 			}
-			return k.blobLines(pathOf[blob], blob)
+			return k.BlobLines(pathOf[blob], blob)
 		},
 	})
-}
-
-// blobLines reads a blob's text as lines (no trailing empty line), with
-// secrets redacted: these lines go to packs, prompts and judges. path is
-// where the blob is, for kb.secrets.allow globs.
-func (k *kbRepo) blobLines(path, blob string) ([]string, error) {
-	data, err := k.repo.ReadBlob(gitx.ParseHash(blob))
-	if err != nil {
-		return nil, err
-	}
-	lines, err := textLines("blob "+blob[:12], data)
-	return k.secrets.RedactLines(path, lines), err
-}
-
-// textLines decodes a file's bytes (UTF-8, GB18030) into lines, without
-// the empty line after a final newline; name is for the error.
-func textLines(name string, data []byte) ([]string, error) {
-	text, _, binary := chunk.Decode(data)
-	if binary {
-		return nil, fmt.Errorf("%s is binary", name)
-	}
-	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
 }
 
 // worktreeRev is the revision worktree citations name.
@@ -204,5 +167,5 @@ func worktreeLines(repo *gitx.Repo, p string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return textLines(p, data)
+	return engine.TextLines(p, data)
 }

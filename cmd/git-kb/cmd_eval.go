@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/eval"
 	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
@@ -94,7 +95,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			kb, err := openKB(c.Context, e, repo)
+			kb, err := openKB(c.Context, e, repo, c.Bool("quiet"))
 			if err != nil {
 				return err
 			}
@@ -105,13 +106,13 @@ Examples:
 					return err
 				}
 			}
-			v, err := kb.open(c.Context, e, c.String("rev"), quiet, c.Bool("no-index"))
+			v, err := kb.OpenView(c.Context, c.String("rev"), c.Bool("no-index"))
 			if err != nil {
 				return err
 			}
-			defer v.close()
+			defer v.Close()
 			note := notifier(e, quiet)
-			out := evalReport{Commit: hex.EncodeToString(v.commit[:]), Files: files, Queries: len(qs)}
+			out := evalReport{Commit: hex.EncodeToString(v.Commit[:]), Files: files, Queries: len(qs)}
 			for i, r := range runners {
 				note("eval: %s (%d/%d): %d questions...", r.name, i+1, len(runners), len(qs))
 				run, err := eval.Evaluate(c.Context, r.name, qs, func(ctx context.Context, q eval.Query) ([]string, error) {
@@ -210,10 +211,10 @@ func (k *kbRepo) evalRunner(ctx context.Context, e env, sp evalSpec) (*evalRunne
 	if err != nil {
 		return nil, sp.wrap(err)
 	}
-	if err := k.checkMode(req.Mode); err != nil {
+	if err := k.CheckMode(req.Mode); err != nil {
 		return nil, sp.wrap(err)
 	}
-	judge, err := k.rerankMode(ctx, sp.flags.String("rerank"))
+	judge, err := k.RerankMode(sp.flags.String("rerank"))
 	if err != nil {
 		return nil, sp.wrap(err)
 	}
@@ -221,13 +222,13 @@ func (k *kbRepo) evalRunner(ctx context.Context, e env, sp evalSpec) (*evalRunne
 		judge = "llm"
 	}
 	if judge != "off" {
-		if _, err := k.scorer(ctx, e, judge, "probe"); err != nil {
+		if _, err := k.Scorer(judge, "probe"); err != nil {
 			return nil, sp.wrap(err)
 		}
 	}
 	name := sp.name
 	if name == "" {
-		name = k.modeName(req.Mode)
+		name = k.ModeName(req.Mode)
 		if judge != "off" {
 			name += " --rerank " + judge
 		}
@@ -236,25 +237,25 @@ func (k *kbRepo) evalRunner(ctx context.Context, e env, sp evalSpec) (*evalRunne
 }
 
 // search is one question: the paths of the top 10 files, best first.
-func (r *evalRunner) search(ctx context.Context, v *openView, query string) ([]string, error) {
+func (r *evalRunner) search(ctx context.Context, v *engine.View, query string) ([]string, error) {
 	req, err := searchRequest(r.flags, query)
 	if err != nil {
 		return nil, err
 	}
 	req.K = 10
 	if r.judge != "off" {
-		req.K = rerankDepth
+		req.K = engine.RerankDepth
 	}
-	resp, err := v.search(ctx, req)
+	resp, err := v.Search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if r.judge != "off" {
-		s, err := r.kb.scorer(ctx, r.e, r.judge, query)
+		s, err := r.kb.Scorer(r.judge, query)
 		if err != nil {
 			return nil, err
 		}
-		r.kb.applyRerank(ctx, r.e, resp, s, r.judge, query, 10, 0)
+		r.kb.ApplyRerank(ctx, resp, s, r.judge, query, 10, 0)
 	}
 	if resp.Degraded != "" {
 		return nil, errors.New("degraded: " + resp.Degraded)

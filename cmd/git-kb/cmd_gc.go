@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
@@ -50,8 +51,8 @@ works; searches wait for it. --dry-run only counts.`,
 			if c.Int("keep-recent") >= 0 {
 				o.KeepRecent = c.Int("keep-recent")
 			}
-			cfg := embedConfigOf(set)
-			if emb, err := cfg.embedder(false); err == nil && emb != nil {
+			cfg := engine.EmbedConfigOf(set)
+			if emb, err := cfg.Embedder(false); err == nil && emb != nil {
 				mk := index.ModelKey(emb)
 				o.QueryModel = hex.EncodeToString(mk[:])
 			}
@@ -212,7 +213,7 @@ or the file is left out of the index with a .kbignore line.`,
 
 // doctorSecrets prints where the view of rev had secrets redacted.
 func doctorSecrets(ctx context.Context, e env, repo *gitx.Repo, rev string, asJSON bool) error {
-	k, err := openKB(ctx, e, repo)
+	k, err := openKB(ctx, e, repo, asJSON)
 	if err != nil {
 		return err
 	}
@@ -220,23 +221,23 @@ func doctorSecrets(ctx context.Context, e env, repo *gitx.Repo, rev string, asJS
 	if err != nil {
 		return err
 	}
-	v, err := k.open(ctx, e, rev, asJSON, false)
+	v, err := k.OpenView(ctx, rev, false)
 	if err != nil {
 		return err
 	}
-	defer v.close()
-	if v.stale != nil {
+	defer v.Close()
+	if v.Stale != nil {
 		return fmt.Errorf("%s is being indexed now; run this again when it is done", rev)
 	}
 	entries, err := repo.ListTree(ctx, tree)
 	if err != nil {
 		return err
 	}
-	sites, err := index.SecretSites(v.db, v.view, entries)
+	sites, err := index.SecretSites(v.DB, v.View, entries)
 	if err != nil {
 		return err
 	}
-	commit := hex.EncodeToString(v.commit[:])
+	commit := hex.EncodeToString(v.Commit[:])
 	if asJSON {
 		if sites == nil {
 			sites = []index.SecretSite{}
@@ -276,7 +277,7 @@ func needsRebuild(checks []index.Check) bool {
 
 // rebuild moves the index aside, indexes HEAD afresh and fills in its
 // vectors from the embedding cache (embedding only what it lacks).
-func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *embedConfig, quiet bool) error {
+func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *engine.EmbedConfig, quiet bool) error {
 	note := notifier(e, quiet)
 	bar := newProgress(e.Stderr, e.StderrTTY && !quiet)
 	rep, st, err := index.Rebuild(ctx, repo, index.Options{

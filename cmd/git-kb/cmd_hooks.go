@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
@@ -326,7 +327,7 @@ func spawnRunner(repo *gitx.Repo) {
 		}
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	detach(cmd)
+	engine.Detach(cmd)
 	if cmd.Start() == nil {
 		cmd.Process.Release()
 	}

@@ -1,16 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/index"
 
 	"github.com/urfave/cli/v2"
@@ -78,7 +73,7 @@ Examples:
 					return err
 				}
 				if mode == "off" {
-					cfg = &embedConfig{Off: "--embed off"}
+					cfg = &engine.EmbedConfig{Off: "--embed off"}
 				}
 				return rebuild(c.Context, e, repo, cfg, quiet)
 			}
@@ -137,63 +132,4 @@ func printEmbed(e env, st *index.Stats) {
 		fmt.Fprintf(e.Stdout, "  vectors: %s, %d dims: %d chunks, %d already done, %d from cache, %d embedded in %.2fs\n",
 			es.Model, es.Dim, es.Chunks, es.Ready, es.Cached, es.Embedded, es.Seconds)
 	}
-}
-
-// embedAfterIndex runs or schedules embedding of an indexed commit when an
-// embedder is configured.
-func embedAfterIndex(ctx context.Context, e env, repo *gitx.Repo, cfg *embedConfig, st *index.Stats, mode string, quiet bool) error {
-	emb, err := cfg.embedder(true)
-	if err != nil || emb == nil {
-		return err
-	}
-	if mode == "background" {
-		if err := spawnEmbed(repo, st.Commit); err != nil {
-			return fmt.Errorf("start background embedding: %w", err)
-		}
-		st.EmbedBackground = true
-		return nil
-	}
-	note := notifier(e, quiet)
-	bar := newProgress(e.Stderr, e.StderrTTY && !quiet)
-	es, err := index.Embed(ctx, repo, index.EmbedOptions{
-		Rev: st.Commit, Embedder: emb, Wait: lockWait, GraphMin: cfg.GraphMin,
-		OnWait:   func(what string) { note("waiting for %s...", what) },
-		Progress: bar.update,
-	})
-	bar.done()
-	if err != nil {
-		return fmt.Errorf("embedding (the lexical index is complete and searchable): %w", err)
-	}
-	st.Embed = es
-	return nil
-}
-
-// spawnEmbed starts a detached "git-kb index --embed sync" for commit,
-// logging to kb/embed.log (kept under 1 MiB).
-func spawnEmbed(repo *gitx.Repo, commit string) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	logPath := filepath.Join(repo.KBDir(), "embed.log")
-	if fi, err := os.Stat(logPath); err == nil && fi.Size() > 1<<20 {
-		os.Rename(logPath, logPath+".1")
-	}
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	fmt.Fprintf(logf, "%s embedding %s\n", time.Now().Format(time.RFC3339), commit)
-	cmd := exec.Command(exe, "index", "--rev", commit, "--embed", "sync", "--quiet")
-	cmd.Dir = repo.WorkTree
-	if cmd.Dir == "" {
-		cmd.Dir = repo.GitDir // bare repository
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	detach(cmd)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/mcp"
@@ -198,8 +199,8 @@ func mcpRepos(ctx context.Context, e env, repo *gitx.Repo) ([]mcp.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	repos := []mcp.Repo{{Name: repoName(repo), Dir: repoDir(repo), Backend: first, Secrets: first.kb.secrets}}
-	extra := first.kb.set.MCPRepos
+	repos := []mcp.Repo{{Name: repoName(repo), Dir: repoDir(repo), Backend: first, Secrets: first.kb.Secrets}}
+	extra := first.kb.Settings.MCPRepos
 	names := map[string]bool{repos[0].Name: true}
 	for _, dir := range extra {
 		if !filepath.IsAbs(dir) && repo.WorkTree != "" {
@@ -218,7 +219,7 @@ func mcpRepos(ctx context.Context, e env, repo *gitx.Repo) ([]mcp.Repo, error) {
 			name = fmt.Sprintf("%s-%d", repoName(r), i)
 		}
 		names[name] = true
-		repos = append(repos, mcp.Repo{Name: name, Dir: repoDir(r), Backend: b, Secrets: b.kb.secrets})
+		repos = append(repos, mcp.Repo{Name: name, Dir: repoDir(r), Backend: b, Secrets: b.kb.Secrets})
 	}
 	return repos, nil
 }
@@ -252,22 +253,22 @@ type mcpBackend struct {
 }
 
 func newMCPBackend(ctx context.Context, e env, repo *gitx.Repo) (*mcpBackend, error) {
-	kb, err := openKB(ctx, e, repo)
-	if err != nil {
-		return nil, err
-	}
-	if kb.dense != nil {
-		// Decoded tables stay warm between calls, and graphs too when
-		// kb.ann.graphMin asked for them to be built. (A CLI search never
-		// loads graphs: reading one from the index on top of the table
-		// cost more than the scan it saves; see README.)
-		kb.dense.Cache = &search.VectorCache{Graphs: kb.cfg.GraphMin > 0}
-	}
 	// Notices (indexing, waiting for the indexer) go to stderr, which MCP
 	// clients log; never to stdout, which carries the protocol.
 	quietEnv := e
 	quietEnv.Stdout = io.Discard
 	quietEnv.StderrTTY = false
+	kb, err := openKB(ctx, quietEnv, repo, true)
+	if err != nil {
+		return nil, err
+	}
+	if kb.Dense != nil {
+		// Decoded tables stay warm between calls, and graphs too when
+		// kb.ann.graphMin asked for them to be built. (A CLI search never
+		// loads graphs: reading one from the index on top of the table
+		// cost more than the scan it saves; see README.)
+		kb.Dense.Cache = &search.VectorCache{Graphs: kb.Embed.GraphMin > 0}
+	}
 	return &mcpBackend{kb: kb, e: quietEnv}, nil
 }
 
@@ -277,18 +278,18 @@ func (b *mcpBackend) Search(ctx context.Context, req search.Request, rev string)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	resp, err := b.kb.search(ctx, b.e, req, rev, true, false)
+	resp, err := b.kb.Search(ctx, engine.SearchRequest{Request: req, Rev: rev, Rerank: "off"})
 	return resp, friendly(err)
 }
 
 func (b *mcpBackend) File(ctx context.Context, rev, path string) (string, string, []byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	commit, _, err := b.kb.repo.Resolve(ctx, rev)
+	commit, _, err := b.kb.Repo.Resolve(ctx, rev)
 	if err != nil {
 		return "", "", nil, err
 	}
-	blob, data, err := b.kb.repo.FileAt(commit, path)
+	blob, data, err := b.kb.Repo.FileAt(commit, path)
 	if errors.Is(err, gitx.ErrNoSuchPath) {
 		return "", "", nil, fmt.Errorf("%s is not a file tracked at %s (%s): only tracked files can be read", path, rev, commit.String()[:12])
 	}
@@ -301,14 +302,10 @@ func (b *mcpBackend) File(ctx context.Context, rev, path string) (string, string
 func (b *mcpBackend) Status(ctx context.Context) (*index.Report, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	emb, err := b.kb.cfg.embedder(false)
-	if err != nil {
-		return nil, err
-	}
-	return index.Status(ctx, b.kb.repo, emb, b.kb.cfg.Off, lockWait)
+	return b.kb.Status(ctx)
 }
 
-func (b *mcpBackend) DenseOn() bool { return b.kb.dense != nil }
+func (b *mcpBackend) DenseOn() bool { return b.kb.Dense != nil }
 
 func (b *mcpBackend) ContextPack(ctx context.Context, req search.Request, rev string, budget int) (*pack.Pack, error) {
 	if rev == "" {
@@ -316,7 +313,7 @@ func (b *mcpBackend) ContextPack(ctx context.Context, req search.Request, rev st
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	p, err := b.kb.contextPack(ctx, b.e, req, rev, budget, pack.DefaultRatios, pack.JSON, "", true)
+	p, err := b.kb.contextPack(ctx, b.e, req, rev, false, budget, pack.DefaultRatios, pack.JSON, "", true)
 	return p, friendly(err)
 }
 

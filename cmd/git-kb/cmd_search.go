@@ -2,23 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
-	"github.com/git-kb/git-kb/rerank"
 	"github.com/git-kb/git-kb/search"
-	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/segment"
-	"github.com/git-kb/git-kb/settings"
-	"github.com/git-kb/git-kb/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -143,28 +136,14 @@ Examples:
 					notifier(e, c.Bool("quiet"))("--since: this is a shallow clone, history stops at %s; files changed only before it are not found (git fetch --unshallow for all)", shortest(cut))
 				}
 			}
-			kb, err := openKB(c.Context, e, repo)
+			kb, err := openKB(c.Context, e, repo, quiet)
 			if err != nil {
 				return err
 			}
-			kb.worktree = c.Bool("worktree")
-			rmode, err := kb.rerankMode(c.Context, c.String("rerank"))
+			resp, err := kb.Search(c.Context, engine.SearchRequest{Request: req, Rev: c.String("rev"), NoIndex: c.Bool("no-index"),
+				Worktree: c.Bool("worktree"), Rerank: c.String("rerank"), MinScore: c.Float64("min-score")})
 			if err != nil {
 				return err
-			}
-			var judge rerank.Scorer
-			if rmode != "off" {
-				if judge, err = kb.scorer(c.Context, e, rmode, query); err != nil {
-					return err
-				}
-				req.K = max(req.K, rerankDepth)
-			}
-			resp, err := kb.search(c.Context, e, req, c.String("rev"), quiet, c.Bool("no-index"))
-			if err != nil {
-				return err
-			}
-			if judge != nil {
-				kb.applyRerank(c.Context, e, resp, judge, rmode, query, c.Int("n"), c.Float64("min-score"))
 			}
 			if resp.Degraded != "" {
 				notifier(e, quiet)("%s", resp.Degraded)
@@ -242,218 +221,34 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 	return req, nil
 }
 
-// kbRepo is a repository with its kb configuration read: what a CLI
-// command builds once, and what the MCP server keeps for its lifetime (so
-// the embedder's query cache and the decoded vectors stay warm).
-type kbRepo struct {
-	repo       *gitx.Repo
-	set        *settings.Settings
-	cfg        *embedConfig
-	dense      *search.Dense // nil: dense retrieval is off, for cfg.Off
-	staleAfter time.Duration // kb.staleAfter
-	noPriors   bool          // kb.priors false
-	noExpand   bool          // kb.expand false
-	// worktree searches HEAD with the working tree's uncommitted files on
-	// top (--worktree). Only CLI commands set it; the MCP server never
-	// reads a working tree.
-	worktree bool
-	// secrets redacts blob text read back for output that may leave the
-	// terminal (snippets, context packs, prompts, MCP); kb.secrets.allow.
-	secrets *secrets.Policy
-}
+// kbRepo is the repository's engine, with the command line's methods
+// that have not moved into it yet (context packs, blame-context, eval).
+type kbRepo struct{ *engine.Engine }
 
-// openKB reads the settings in one git call and builds what they
-// configure.
-func openKB(ctx context.Context, e env, repo *gitx.Repo) (*kbRepo, error) {
-	set, err := settings.Load(ctx, repo, e.getenv)
+// openKB opens the repository's engine: settings read in one git call,
+// notices and progress on stderr unless quiet.
+func openKB(ctx context.Context, e env, repo *gitx.Repo, quiet bool) (*kbRepo, error) {
+	eng, err := engine.Open(ctx, repo, engineOptions(e, quiet))
 	if err != nil {
 		return nil, err
 	}
-	cfg := embedConfigOf(set)
-	dense, err := denseFor(cfg, repo)
-	if err != nil {
-		return nil, err
-	}
-	return &kbRepo{repo: repo, set: set, cfg: cfg, dense: dense, staleAfter: set.StaleAfter,
-		noPriors: !set.Priors, noExpand: !set.Expand, secrets: secrets.NewPolicy(set.SecretsAllow)}, nil
+	return &kbRepo{eng}, nil
 }
 
-// search resolves the commit, makes sure it is indexed and searches it.
-func (k *kbRepo) search(ctx context.Context, e env, req search.Request, rev string, quiet, noIndex bool) (*search.Response, error) {
-	if err := k.checkMode(req.Mode); err != nil {
-		return nil, err
-	}
-	if k.worktree && rev != "" && rev != "HEAD" {
-		return nil, usagef("--worktree searches HEAD and the working tree: leave out --rev %s", rev)
-	}
-	v, err := k.open(ctx, e, rev, quiet, noIndex)
-	if err != nil {
-		return nil, err
-	}
-	defer v.close()
-	if k.worktree {
-		if req.Overlay, err = k.worktreeOverlay(ctx, v.view); err != nil {
-			return nil, fmt.Errorf("--worktree: %w", err)
-		}
-		if len(req.Overlay.Files)+len(req.Overlay.Gone) == 0 {
-			notifier(e, quiet)("--worktree: no uncommitted changes; searching HEAD as committed")
-		}
-	}
-	return v.search(ctx, req)
-}
-
-// checkMode refuses a retrieval mode this repository cannot serve.
-func (k *kbRepo) checkMode(mode string) error {
-	if k.dense == nil && (mode == search.ModeDense || mode == search.ModeHybrid) {
-		return usagef("--mode %s needs an embedder: %s", mode, k.cfg.Off)
-	}
-	return nil
-}
-
-// modeName is the mode a request runs in: Mode, else what "" picks.
-func (k *kbRepo) modeName(mode string) string {
-	switch {
-	case mode != "":
-		return mode
-	case k.dense != nil:
-		return search.ModeHybrid
-	}
-	return search.ModeLexical
-}
-
-// worktreeOverlay analyzes the working tree's uncommitted files, to be
-// searched in place of view's versions. Nothing is written anywhere.
-func (k *kbRepo) worktreeOverlay(ctx context.Context, view *store.View) (*search.Overlay, error) {
-	committed := make(map[string]store.SHA, len(view.Entries))
-	for _, e := range view.Entries {
-		committed[e.Path] = e.Blob
-	}
-	wt, err := index.Worktree(ctx, k.repo, func(p string) (store.SHA, bool) {
-		b, ok := committed[p]
-		return b, ok
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &search.Overlay{Files: wt.Files, Gone: wt.Gone}, nil
-}
-
-// openView is one commit's view with the database open read-only, for
-// one or more searches; close it promptly, as it holds off the indexer.
-type openView struct {
-	db       *store.DB
-	searcher *search.Searcher
-	commit   store.SHA
-	view     *store.View
-	stale    *search.Stale // set when another commit's view stands in
-	// staleAfter is kb.staleAfter, for doc health.
-	staleAfter time.Duration
-	// noPriors, noExpand: kb.priors false, kb.expand false.
-	noPriors, noExpand bool
-}
-
-func (v *openView) search(ctx context.Context, req search.Request) (*search.Response, error) {
-	req.Commit, req.View = v.commit, v.view
-	if req.StaleAfter == 0 {
-		req.StaleAfter = v.staleAfter
-	}
-	req.NoPriors = req.NoPriors || v.noPriors
-	req.NoExpand = req.NoExpand || v.noExpand
-	resp, err := v.searcher.Search(ctx, req)
-	if resp != nil {
-		resp.Stale = v.stale
-	}
-	return resp, err
-}
-
-func (v *openView) close() { v.db.Close() }
-
-// open resolves rev and opens its view, indexing the commit first (unless
-// noIndex) if it has not been.
-func (k *kbRepo) open(ctx context.Context, e env, rev string, quiet, noIndex bool) (*openView, error) {
-	repo := k.repo
-	commit, tree, err := repo.Resolve(ctx, rev)
-	if err != nil {
-		return nil, err
-	}
-	note := notifier(e, quiet)
-	ro := store.Options{ReadOnly: true, Wait: lockWait, OnWait: func() { note("waiting for the indexer to finish writing...") }}
-	for attempt := 0; ; attempt++ {
-		db, err := store.Open(ctx, index.DBDir(repo), ro)
-		var view *store.View
-		if err == nil {
-			view, err = db.View(index.PipelineVersion, tree)
-			if err != nil {
-				db.Close()
+// engineOptions are the engine's hooks for this process: notices and a
+// progress bar on stderr (the bar on a terminal only), none when quiet.
+func engineOptions(e env, quiet bool) engine.Options {
+	o := engine.Options{Getenv: e.getenv, Version: version}
+	if !quiet {
+		o.Note = notifier(e, false)
+		if e.StderrTTY {
+			o.Progress = func() (func(index.Event), func()) {
+				bar := newProgress(e.Stderr, true)
+				return bar.update, bar.done
 			}
 		}
-		newSearcher := func(db *store.DB) *search.Searcher {
-			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.dense, Secrets: k.secrets, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
-		}
-		if err == nil {
-			return &openView{db: db, searcher: newSearcher(db), commit: commit, view: view, staleAfter: k.staleAfter, noPriors: k.noPriors, noExpand: k.noExpand}, nil
-		}
-		// The commit is being indexed right now: answer from the last
-		// complete view instead of waiting, and say so.
-		if errors.Is(err, store.ErrNotFound) && attempt == 0 && index.Running(repo.KBDir()) {
-			if db, err := store.Open(ctx, index.DBDir(repo), ro); err == nil {
-				if ref, v := latestView(db); v != nil {
-					note("%s (%s) is being indexed; answering from %s, the last indexed commit", rev, commit.String()[:12], hex.EncodeToString(ref.Commit[:6]))
-					return &openView{db: db, searcher: newSearcher(db), commit: ref.Commit, view: v, staleAfter: k.staleAfter, noPriors: k.noPriors, noExpand: k.noExpand,
-						stale: &search.Stale{Requested: commit.String(), Reason: "being indexed by another git kb process; this is the last indexed commit"}}, nil
-				}
-				db.Close()
-			}
-		}
-		if !errors.Is(err, store.ErrNoIndex) && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
-		}
-		if attempt > 0 {
-			return nil, fmt.Errorf("commit %s is still not indexed after indexing it", commit)
-		}
-		if noIndex {
-			return nil, fmt.Errorf("commit %s is not indexed (run git kb index --rev %s)", commit.String()[:12], rev)
-		}
-		note("indexing %s (%s) before the first search of it...", rev, commit.String()[:12])
-		st, err := runIndex(ctx, e, repo, commit.String(), quiet)
-		if err != nil {
-			// A commit that cannot be indexed now (disk full, read-only,
-			// a git object missing) still gets an answer: the last
-			// indexed commit's, marked stale.
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			if db, oerr := store.Open(ctx, index.DBDir(repo), ro); oerr == nil {
-				if ref, v := latestView(db); v != nil {
-					why := firstLine(friendly(err))
-					note("cannot index %s (%s): %s; answering from %s, the last indexed commit", rev, commit.String()[:12], why, hex.EncodeToString(ref.Commit[:6]))
-					return &openView{db: db, searcher: newSearcher(db), commit: ref.Commit, view: v, staleAfter: k.staleAfter,
-						stale: &search.Stale{Requested: commit.String(), Reason: "could not be indexed (" + why + "); this is the last indexed commit"}}, nil
-				}
-				db.Close()
-			}
-			return nil, err
-		}
-		// Answer now, lexically; vectors fill in behind.
-		if err := embedAfterIndex(ctx, e, repo, k.cfg, st, "background", quiet); err != nil {
-			note("%v", err)
-		}
 	}
-}
-
-// latestView is the most recently indexed commit's view.
-func latestView(db *store.DB) (store.Ref, *store.View) {
-	refs, err := db.Refs()
-	if err != nil {
-		return store.Ref{}, nil
-	}
-	sort.Slice(refs, func(i, j int) bool { return refs[i].Indexed.After(refs[j].Indexed) })
-	for _, r := range refs {
-		if v, err := db.View(index.PipelineVersion, r.Tree); err == nil {
-			return r, v
-		}
-	}
-	return store.Ref{}, nil
+	return o
 }
 
 func printResults(e env, resp *search.Response) {

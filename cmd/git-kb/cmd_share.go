@@ -207,7 +207,7 @@ func pullAndIndex(ctx context.Context, e env, repo *gitx.Repo, remote, rev, mode
 		return nil, nil, err
 	}
 	if mode != "off" {
-		if o.Embedder, err = cfg.embedder(false); err != nil {
+		if o.Embedder, err = cfg.Embedder(false); err != nil {
 			return nil, nil, err
 		}
 	}

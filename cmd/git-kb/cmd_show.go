@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
 )
@@ -54,7 +55,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if lines, err = textLines(cit.Path, data); err != nil {
+				if lines, err = engine.TextLines(cit.Path, data); err != nil {
 					return err
 				}
 			}

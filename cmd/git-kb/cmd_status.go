@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/store"
 	"github.com/urfave/cli/v2"
@@ -19,11 +20,11 @@ func statusCommand(e env) *cli.Command {
 				return err
 			}
 			noticeGoneHooks(e, repo)
-			cfg, emb, err := configuredEmbedder(c.Context, e, repo)
+			kb, err := engine.Open(c.Context, repo, engineOptions(e, true))
 			if err != nil {
 				return err
 			}
-			rep, err := index.Status(c.Context, repo, emb, cfg.Off, lockWait)
+			rep, err := kb.Status(c.Context)
 			if err != nil {
 				return err
 			}

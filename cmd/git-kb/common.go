@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/git-kb/git-kb/engine"
+	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/settings"
 	"io"
 	"sort"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
@@ -18,7 +18,7 @@ import (
 )
 
 // lockWait bounds how long a command waits for another git-kb process.
-const lockWait = 2 * time.Minute
+const lockWait = engine.LockWait
 
 var (
 	revFlag     = &cli.StringFlag{Name: "rev", Aliases: []string{"r"}, Value: "HEAD", Usage: "the commit to work on (any git revision: a branch, tag, SHA, HEAD~3)"}
@@ -32,67 +32,7 @@ func openRepo(e env) (*gitx.Repo, error) {
 }
 
 // friendly turns known errors into what the user should do.
-func friendly(err error) error {
-	if err == nil {
-		return nil
-	}
-	err = store.Classify(err)
-	switch {
-	case errors.Is(err, gitx.ErrNotARepo):
-		return fmt.Errorf("%w\nrun git kb inside a git repository, or use git -C <dir> kb ...", err)
-	case errors.Is(err, gitx.ErrEmptyRepo):
-		return fmt.Errorf("%w: nothing to index; commit some files first", err)
-	case errors.Is(err, store.ErrLocked):
-		return fmt.Errorf("%w for more than %s; try again when it has finished", err, lockWait)
-	case errors.Is(err, index.ErrBusy):
-		return fmt.Errorf("%w for more than %s", err, lockWait)
-	case errors.Is(err, store.ErrDamaged):
-		return fmt.Errorf("%w\nrun: git kb doctor --fix   (moves it aside and rebuilds it from git; cached embeddings are kept)", err)
-	case errors.Is(err, syscall.ENOSPC):
-		var se *store.SpaceError
-		if !errors.As(err, &se) {
-			return fmt.Errorf("the disk is full (%v); free some space and run the command again", firstLine(err))
-		}
-		return fmt.Errorf("%w; free some space and run the command again", se)
-	case errors.Is(err, syscall.EROFS) || strings.Contains(err.Error(), "read-only file system"):
-		return fmt.Errorf("cannot write the index: the file system is read-only (%v)", firstLine(err))
-	case isMissingObject(err):
-		return fmt.Errorf("a git object is missing from the repository (%s): a partial clone, or a damaged repository (run git fsck)", missingObject(err))
-	case errors.Is(err, syscall.EIO) || strings.Contains(err.Error(), "input/output error"):
-		return fmt.Errorf("the disk failed to read or write (%v); check the disk, then run: git kb doctor", firstLine(err))
-	}
-	return err
-}
-
-// isMissingObject recognises git failing on an object it does not have.
-func isMissingObject(err error) bool {
-	var ge *gitx.GitError
-	var me *gitx.MissingObjectsError
-	if errors.As(err, &me) {
-		return true
-	}
-	return errors.As(err, &ge) && (strings.Contains(ge.Stderr, "unable to read") || strings.Contains(ge.Stderr, "bad object") ||
-		strings.Contains(ge.Stderr, "missing blob") || strings.Contains(ge.Stderr, "does not exist") && strings.Contains(ge.Stderr, "object"))
-}
-
-func missingObject(err error) string {
-	var me *gitx.MissingObjectsError
-	if errors.As(err, &me) {
-		return me.First
-	}
-	var ge *gitx.GitError
-	errors.As(err, &ge)
-	return firstLine(errors.New(strings.TrimPrefix(strings.TrimSpace(ge.Stderr), "fatal: ")))
-}
-
-// firstLine keeps an error to one line.
-func firstLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
+func friendly(err error) error { return engine.Friendly(err) }
 
 // notifier prints one-line notices to stderr unless quiet.
 func notifier(e env, quiet bool) func(format string, a ...any) {
@@ -105,16 +45,34 @@ func notifier(e env, quiet bool) func(format string, a ...any) {
 
 // runIndex indexes rev with a progress bar on a TTY stderr.
 func runIndex(ctx context.Context, e env, repo *gitx.Repo, rev string, quiet bool) (*index.Stats, error) {
-	note := notifier(e, quiet)
-	bar := newProgress(e.Stderr, e.StderrTTY && !quiet)
-	defer bar.done()
-	return index.Run(ctx, repo, index.Options{
-		Rev:      rev,
-		Wait:     lockWait,
-		Version:  version,
-		OnWait:   func(what string) { note("waiting for %s...", what) },
-		Progress: bar.update,
-	})
+	return engine.IndexCommit(ctx, repo, rev, engineOptions(e, quiet))
+}
+
+// readEmbedConfig reads the settings (one git call) and picks out the
+// embedder's.
+func readEmbedConfig(ctx context.Context, e env, repo *gitx.Repo) (*engine.EmbedConfig, error) {
+	s, err := settings.Load(ctx, repo, e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	return engine.EmbedConfigOf(s), nil
+}
+
+// configuredEmbedder reads kb.embed.* and builds the query-side embedder
+// (nil when dense is off; cfg.Off says why).
+func configuredEmbedder(ctx context.Context, e env, repo *gitx.Repo) (*engine.EmbedConfig, llm.Embedder, error) {
+	cfg, err := readEmbedConfig(ctx, e, repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	emb, err := cfg.Embedder(false)
+	return cfg, emb, err
+}
+
+// embedAfterIndex runs or schedules embedding of an indexed commit when an
+// embedder is configured.
+func embedAfterIndex(ctx context.Context, e env, repo *gitx.Repo, cfg *engine.EmbedConfig, st *index.Stats, mode string, quiet bool) error {
+	return engine.EmbedAfterIndex(ctx, repo, cfg, st, mode, engineOptions(e, quiet))
 }
 
 func writeJSON(w io.Writer, v any) error {

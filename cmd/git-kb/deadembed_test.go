@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/search"
 )
@@ -55,7 +56,7 @@ func TestDeadEmbeddingEndpoint(t *testing.T) {
 		if r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "connection refused") || strings.Contains(r.Degraded, "attempts") || len(r.Results) == 0 {
 			t.Fatalf("refused: mode %s degraded %q, %d results", r.Mode, r.Degraded, len(r.Results))
 		}
-		if _, err := os.Stat(filepath.Join(dir, ".git", "kb", breakerFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, ".git", "kb", engine.BreakerFile)); err != nil {
 			t.Fatalf("no breaker recorded under .git/kb: %v", err)
 		}
 		r = searchJSON(t, dir, "--mode", "hybrid", "发布失败如何回滚")
@@ -98,7 +99,7 @@ func TestDeadEmbeddingEndpoint(t *testing.T) {
 		if r.Mode != search.ModeHybrid || r.Degraded != "" {
 			t.Fatalf("working endpoint: mode %s degraded %q", r.Mode, r.Degraded)
 		}
-		if _, err := os.Stat(filepath.Join(dir, ".git", "kb", breakerFile)); !os.IsNotExist(err) {
+		if _, err := os.Stat(filepath.Join(dir, ".git", "kb", engine.BreakerFile)); !os.IsNotExist(err) {
 			t.Errorf("a success leaves the breaker file: %v", err)
 		}
 	})

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/git-kb/git-kb/engine"
 	"github.com/urfave/cli/v2"
 )
 
@@ -94,7 +95,8 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		return exitOK
 	}
 	var ue usageError
-	if errors.As(err, &ue) || isFlagError(err) {
+	var eu *engine.UsageError
+	if errors.As(err, &ue) || errors.As(err, &eu) || isFlagError(err) {
 		fmt.Fprintf(e.Stderr, "git kb: %s\n", tidy(err.Error()))
 		return exitUsage
 	}

@@ -1,6 +1,6 @@
 //go:build windows
 
-package main
+package engine
 
 import (
 	"os/exec"
@@ -9,11 +9,11 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// detach makes cmd outlive the git command that started it, the way
+// Detach makes cmd outlive the git command that started it, the way
 // Windows expects of a background process: DETACHED_PROCESS gives it no
 // console (so closing the terminal does not end it and no window flashes
 // up), CREATE_NEW_PROCESS_GROUP keeps Ctrl+C at the prompt from reaching it.
-func detach(cmd *exec.Cmd) {
+func Detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		CreationFlags: windows.DETACHED_PROCESS | windows.CREATE_NEW_PROCESS_GROUP,
 		HideWindow:    true,

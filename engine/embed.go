@@ -1,7 +1,6 @@
-package main
+package engine
 
 import (
-	"context"
 	"path/filepath"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 	"github.com/git-kb/git-kb/settings"
 )
 
-// embedConfig is the embedder's configuration (kb.embed.*, kb.ann.graphMin).
-type embedConfig struct {
+// EmbedConfig is the embedder's configuration (kb.embed.*, kb.ann.graphMin).
+type EmbedConfig struct {
 	Provider string // "openai", "hash" or "" (off)
 	Off      string // why dense retrieval is off, for status
 	Open     llm.EmbedConfig
@@ -26,25 +25,15 @@ type embedConfig struct {
 	QueryTimeout, Cooldown time.Duration
 }
 
-// breakerFile is the circuit breaker's state under .git/kb.
-const breakerFile = "embed-breaker.json"
+// BreakerFile is the circuit breaker's state under .git/kb.
+const BreakerFile = "embed-breaker.json"
 
-// readEmbedConfig reads the settings (one git call) and picks out the
-// embedder's.
-func readEmbedConfig(ctx context.Context, e env, repo *gitx.Repo) (*embedConfig, error) {
-	s, err := settings.Load(ctx, repo, e.getenv)
-	if err != nil {
-		return nil, err
-	}
-	return embedConfigOf(s), nil
-}
-
-// embedConfigOf is the embedder's part of s. The API key comes from the
+// EmbedConfigOf is the embedder's part of s. The API key comes from the
 // environment only (settings: GIT_KB_API_KEY, else OPENAI_API_KEY): keys
 // do not belong in git config, which is easily shared or committed.
-func embedConfigOf(s *settings.Settings) *embedConfig {
+func EmbedConfigOf(s *settings.Settings) *EmbedConfig {
 	se := s.Embed
-	c := &embedConfig{HashDims: llm.DefaultHashDims, GraphMin: s.GraphMin, QueryTimeout: se.QueryTimeout, Cooldown: se.Cooldown}
+	c := &EmbedConfig{HashDims: llm.DefaultHashDims, GraphMin: s.GraphMin, QueryTimeout: se.QueryTimeout, Cooldown: se.Cooldown}
 	c.Open = llm.EmbedConfig{BaseURL: se.BaseURL, Model: se.Model, APIKey: s.APIKey, Dimensions: se.Dimensions,
 		BatchSize: se.BatchSize, Concurrency: se.Concurrency, MaxRetries: se.MaxRetries, Throttle: se.Throttle, Timeout: se.Timeout}
 	c.Provider = se.Provider
@@ -64,10 +53,10 @@ func embedConfigOf(s *settings.Settings) *embedConfig {
 	return c
 }
 
-// embedder builds the configured embedder, or nil when dense is off.
+// Embedder builds the configured embedder, or nil when dense is off.
 // forIndex picks the analyzer that suits many texts (the full dictionary,
 // loaded once) over the one that suits a single query.
-func (c *embedConfig) embedder(forIndex bool) (llm.Embedder, error) {
+func (c *EmbedConfig) Embedder(forIndex bool) (llm.Embedder, error) {
 	switch c.Provider {
 	case "openai":
 		return llm.NewOpenAIEmbedder(c.Open)
@@ -85,30 +74,32 @@ func (c *embedConfig) embedder(forIndex bool) (llm.Embedder, error) {
 // The query embedder fails fast: no retry when nothing answers, the whole
 // call within kb.embed.queryTimeoutMs, and a breaker under .git/kb that
 // skips the endpoint for kb.embed.cooldown after it failed.
-func denseFor(c *embedConfig, repo *gitx.Repo) (*search.Dense, error) {
+func denseFor(c *EmbedConfig, repo *gitx.Repo) (*search.Dense, error) {
 	q := *c
 	q.Open.FailFast = true
 	if q.QueryTimeout > 0 && (q.Open.Timeout <= 0 || q.Open.Timeout > q.QueryTimeout) {
 		q.Open.Timeout = q.QueryTimeout
 	}
-	emb, err := q.embedder(false)
+	emb, err := q.Embedder(false)
 	if err != nil || emb == nil {
 		return nil, err
 	}
 	return &search.Dense{
 		Embedder: emb, Model: index.ModelKey(emb), QueryCacheDir: filepath.Join(repo.KBDir(), "cache", "query"),
 		QueryTimeout: c.QueryTimeout,
-		Breaker:      &llm.Breaker{Path: filepath.Join(repo.KBDir(), breakerFile), Key: c.Open.BaseURL + " " + c.Open.Model, Cooldown: c.Cooldown},
+		Breaker:      &llm.Breaker{Path: filepath.Join(repo.KBDir(), BreakerFile), Key: c.Open.BaseURL + " " + c.Open.Model, Cooldown: c.Cooldown},
 	}, nil
 }
 
-// configuredEmbedder reads kb.embed.* and builds the query-side embedder
-// (nil when dense is off; cfg.Off says why).
-func configuredEmbedder(ctx context.Context, e env, repo *gitx.Repo) (*embedConfig, llm.Embedder, error) {
-	cfg, err := readEmbedConfig(ctx, e, repo)
-	if err != nil {
-		return nil, nil, err
+// ChatConfigOf is the chat model's part of s; nil, "why" when no model is
+// configured.
+func ChatConfigOf(s *settings.Settings) (*llm.ChatConfig, string) {
+	c := &llm.ChatConfig{BaseURL: s.Chat.BaseURL, Model: s.Chat.Model, APIKey: s.APIKey, Timeout: s.Chat.Timeout, MaxRetries: s.Chat.MaxRetries}
+	if c.BaseURL == "" || c.Model == "" {
+		return nil, "no chat model configured (git config kb.chat.baseURL and kb.chat.model)"
 	}
-	emb, err := cfg.embedder(false)
-	return cfg, emb, err
+	if c.MaxRetries <= 0 {
+		c.MaxRetries = -1 // kb.chat.maxRetries 0: none (the client reads 0 as its default)
+	}
+	return c, ""
 }

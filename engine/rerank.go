@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -6,21 +6,23 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/llm"
 	"github.com/git-kb/git-kb/rerank"
 	"github.com/git-kb/git-kb/search"
 	"github.com/git-kb/git-kb/segment"
 )
 
-// rerankDepth is how many results the judge sees: enough to lift a good
+// RerankDepth is how many results the judge sees: enough to lift a good
 // result from below the fold, few enough to keep calls bounded.
-const rerankDepth = 20
+const RerankDepth = 20
 
-// rerankMode is --rerank, else kb.rerank.mode (default off).
-func (k *kbRepo) rerankMode(ctx context.Context, flag string) (string, error) {
-	mode := flag
+// RerankMode is mode (a flag), else kb.rerank.mode (default off): "off",
+// "llm" or "endpoint".
+func (k *Engine) RerankMode(mode string) (string, error) {
 	if mode == "" {
-		mode = k.set.Rerank.Mode
+		mode = k.Settings.Rerank.Mode
 	}
 	switch mode {
 	case "", "off", "none":
@@ -28,35 +30,36 @@ func (k *kbRepo) rerankMode(ctx context.Context, flag string) (string, error) {
 	case "llm", "endpoint":
 		return mode, nil
 	}
-	return "", usagef("rerank mode %q: want off, llm or endpoint", mode)
+	return "", Usagef("rerank mode %q: want off, llm or endpoint", mode)
 }
 
-// scorer builds the judge for mode.
-func (k *kbRepo) scorer(ctx context.Context, e env, mode string, query string) (rerank.Scorer, error) {
-	r := k.set.Rerank
+// Scorer builds the judge for mode ("llm" or "endpoint") and query.
+func (k *Engine) Scorer(mode string, query string) (rerank.Scorer, error) {
+	r := k.Settings.Rerank
 	switch mode {
 	case "llm":
-		cfg, off := chatConfigOf(k.set)
+		cfg, off := ChatConfigOf(k.Settings)
 		if cfg == nil {
-			return nil, usagef("--rerank llm needs a chat model: %s", off)
+			return nil, Usagef("--rerank llm needs a chat model: %s", off)
 		}
 		chat, err := llm.NewChat(*cfg)
 		if err != nil {
 			return nil, err
 		}
-		return &rerank.LLM{Chat: chat, Concurrency: r.Concurrency, CacheDir: filepath.Join(k.repo.KBDir(), "cache", "rerank"),
+		return &rerank.LLM{Chat: chat, Concurrency: r.Concurrency, CacheDir: filepath.Join(k.Repo.KBDir(), "cache", "rerank"),
 			Keywords: rerank.Keywords(segment.Tiny().Terms(query))}, nil
 	default:
 		if r.BaseURL == "" {
-			return nil, usagef("--rerank endpoint needs git config kb.rerank.baseURL (a TEI, Jina or Cohere-style /rerank server)")
+			return nil, Usagef("--rerank endpoint needs git config kb.rerank.baseURL (a TEI, Jina or Cohere-style /rerank server)")
 		}
-		return &rerank.Endpoint{BaseURL: r.BaseURL, Model: r.Model, APIKey: k.set.APIKey, Timeout: r.Timeout}, nil
+		return &rerank.Endpoint{BaseURL: r.BaseURL, Model: r.Model, APIKey: k.Settings.APIKey, Timeout: r.Timeout}, nil
 	}
 }
 
-// applyRerank reorders resp's results with the judge; on failure the
-// results stay as they were and resp.Degraded says why.
-func (k *kbRepo) applyRerank(ctx context.Context, e env, resp *search.Response, s rerank.Scorer, mode, query string, k2 int, minScore float64) {
+// ApplyRerank reorders resp's results with the judge s and keeps the
+// first k2; on failure the results stay as they were and resp.Degraded
+// says why.
+func (k *Engine) ApplyRerank(ctx context.Context, resp *search.Response, s rerank.Scorer, mode, query string, k2 int, minScore float64) {
 	if len(resp.Results) == 0 {
 		return
 	}
@@ -84,24 +87,24 @@ func (k *kbRepo) applyRerank(ctx context.Context, e env, resp *search.Response, 
 			}
 		}
 	}()
-	// The judge sees the first rerankDepth; the rest keep their order
+	// The judge sees the first RerankDepth; the rest keep their order
 	// behind them.
 	head, tail := resp.Results, []search.Result(nil)
-	if len(head) > rerankDepth {
-		head, tail = head[:rerankDepth], head[rerankDepth:]
+	if len(head) > RerankDepth {
+		head, tail = head[:RerankDepth], head[RerankDepth:]
 	}
 	cands := make([]rerank.Candidate, len(head))
 	blobs := map[string][]string{} // several results can share a file
 	for i, r := range head {
 		lines, ok := blobs[r.Blob]
 		if !ok {
-			lines, _ = k.blobLines(r.Path, r.Blob)
+			lines, _ = k.BlobLines(r.Path, r.Blob)
 			blobs[r.Blob] = lines
 		}
 		cands[i] = rerank.Candidate{Key: fmt.Sprintf("%s:%d-%d", r.Blob, r.StartLine, r.EndLine), View: compactView(r, lines)}
 	}
 	// The judge may be remote: a secret pasted into the query stays here.
-	out, err := rerank.Apply(ctx, s, k.secrets.RedactText("", query), head, cands, rerank.Options{MinScore: minScore})
+	out, err := rerank.Apply(ctx, s, k.Secrets.RedactText("", query), head, cands, rerank.Options{MinScore: minScore})
 	for _, r := range tail {
 		r.PreRank, r.Rank = r.Rank, len(out)+1
 		out = append(out, r)
@@ -139,4 +142,26 @@ func compactView(r search.Result, lines []string) string {
 		s = strings.ToValidUTF8(s[:900], "")
 	}
 	return s
+}
+
+// BlobLines reads a blob's text as lines (no trailing empty line), with
+// secrets redacted: these lines go to packs, prompts and judges. path is
+// where the blob is, for kb.secrets.allow globs.
+func (k *Engine) BlobLines(path, blob string) ([]string, error) {
+	data, err := k.Repo.ReadBlob(gitx.ParseHash(blob))
+	if err != nil {
+		return nil, err
+	}
+	lines, err := TextLines("blob "+blob[:12], data)
+	return k.Secrets.RedactLines(path, lines), err
+}
+
+// TextLines decodes a file's bytes (UTF-8, GB18030) into lines, without
+// the empty line after a final newline; name is for the error.
+func TextLines(name string, data []byte) ([]string, error) {
+	text, _, binary := chunk.Decode(data)
+	if binary {
+		return nil, fmt.Errorf("%s is binary", name)
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
 }

@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/search"
+	"github.com/gofrs/flock"
+)
+
+var files = map[string]string{
+	"docs/runbook/rollback.md":         "# 发布回滚手册\n\n## 何时回滚\n\n线上发布失败、错误率升高时，值班同学应当立即回滚到上一个稳定版本。\n\n## 回滚步骤\n\n1. 执行 deploy rollback 命令，把流量切回旧版本。\n",
+	"docs/adr/0001-connection-pool.md": "# ADR 0001：数据库连接池\n\n数据库连接池打满时，先检查慢查询，再调大 maxOpenConns 参数。\n\n连接池的 retry_count 配置决定重试次数，默认是 3。\n",
+	"internal/retry/retry.go":          "package retry\n\n// RetryCount is how many times a request is retried.\nconst RetryCount = 3\n",
+	"README.md":                        "# Demo service\n\nA small service used in tests.\n",
+}
+
+// open makes a repository of files and its engine, collecting notices.
+func open(t *testing.T, config ...string) (*Engine, string, *[]string) {
+	t.Helper()
+	dir := gittest.New(t, files)
+	for i := 0; i+1 < len(config); i += 2 {
+		gittest.Git(t, dir, "config", config[i], config[i+1])
+	}
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	k, err := Open(context.Background(), repo, Options{Getenv: func(string) string { return "" }, Version: "test",
+		Note: func(f string, a ...any) { notes = append(notes, f) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, dir, &notes
+}
+
+func paths(r *search.Response) []string {
+	var ps []string
+	for _, x := range r.Results {
+		ps = append(ps, x.Path)
+	}
+	return ps
+}
+
+func TestSearchIndexesTheCommitFirst(t *testing.T) {
+	ctx := context.Background()
+	k, dir, notes := open(t)
+	head := gittest.Git(t, dir, "rev-parse", "HEAD")
+	if _, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "回滚", K: 5}, NoIndex: true}); err == nil || !strings.Contains(err.Error(), "is not indexed") {
+		t.Fatalf("NoIndex on an unindexed commit: %v", err)
+	}
+	r, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "发布失败后如何回滚", K: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Commit != head || r.Mode != search.ModeLexical || len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
+		t.Fatalf("search: commit %s mode %s %v", r.Commit, r.Mode, paths(r))
+	}
+	if len(*notes) != 1 || !strings.HasPrefix((*notes)[0], "indexing ") {
+		t.Errorf("notices: %q", *notes)
+	}
+	// Indexed now: NoIndex answers, and nothing is indexed again.
+	if r, err = k.Search(ctx, SearchRequest{Request: search.Request{Query: "连接池 retry_count", K: 5}, NoIndex: true}); err != nil || r.Results[0].Path != "docs/adr/0001-connection-pool.md" {
+		t.Fatalf("second search: %v %v", err, r)
+	}
+	if len(*notes) != 1 {
+		t.Errorf("notices after the second search: %q", *notes)
+	}
+	st, err := k.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Exists || !st.HeadIndex || st.Head != head || len(st.Views) != 1 || st.Dense.On || st.Dense.Off == "" {
+		t.Errorf("status: %+v", st)
+	}
+}
+
+func TestStatusWithoutIndex(t *testing.T) {
+	k, _, _ := open(t)
+	st, err := k.Status(context.Background())
+	if err != nil || st.Exists || st.HeadIndex {
+		t.Fatalf("status of an unindexed repository: %v %+v", err, st)
+	}
+	if _, err := os.Stat(filepath.Join(k.Repo.KBDir(), "db")); !os.IsNotExist(err) {
+		t.Errorf("status created an index: %v", err)
+	}
+}
+
+func TestRefusedRequestsAreUsageErrors(t *testing.T) {
+	ctx := context.Background()
+	k, _, _ := open(t)
+	for name, req := range map[string]SearchRequest{
+		"dense without an embedder":  {Request: search.Request{Query: "回滚", K: 3, Mode: search.ModeDense}},
+		"worktree with another rev":  {Request: search.Request{Query: "回滚", K: 3}, Rev: "HEAD~0", Worktree: true},
+		"unknown rerank mode":        {Request: search.Request{Query: "回滚", K: 3}, Rerank: "magic"},
+		"llm rerank without a model": {Request: search.Request{Query: "回滚", K: 3}, Rerank: "llm"},
+	} {
+		_, err := k.Search(ctx, req)
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%s: %v, want a *UsageError", name, err)
+		}
+	}
+	if _, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "回滚", K: 3}, Rev: "no-such-branch"}); err == nil {
+		t.Error("an unknown revision answered")
+	}
+}
+
+// The hash embedder needs no model: with it, the default mode is hybrid
+// and dense search answers.
+func TestDenseWithTheHashEmbedder(t *testing.T) {
+	ctx := context.Background()
+	k, _, _ := open(t, "kb.embed.provider", "hash")
+	if k.Dense == nil || k.ModeName("") != search.ModeHybrid {
+		t.Fatalf("dense off with the hash embedder: %s", k.Embed.Off)
+	}
+	r, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "回滚步骤", K: 3}})
+	if err != nil || len(r.Results) == 0 {
+		t.Fatalf("hybrid search: %v %v", err, r)
+	}
+	if r.Mode != search.ModeHybrid && r.Degraded == "" {
+		t.Errorf("mode %s without a reason", r.Mode)
+	}
+}
+
+// A cross-encoder endpoint reorders the results; when it fails, the
+// fusion order stands and Degraded says why.
+func TestSearchRerankEndpoint(t *testing.T) {
+	ctx := context.Background()
+	fail := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		var req struct {
+			Documents []string `json:"documents"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		var out []map[string]any
+		for i, d := range req.Documents {
+			score := -3.0
+			if strings.Contains(d, "RetryCount") {
+				score = 4.0
+			}
+			out = append(out, map[string]any{"index": i, "score": score})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	defer srv.Close()
+	k, _, _ := open(t, "kb.rerank.baseURL", srv.URL)
+	q := search.Request{Query: "连接池 retry", K: 2}
+	plain, err := k.Search(ctx, SearchRequest{Request: q})
+	if err != nil || plain.Rerank != "" || plain.Results[0].Path == "internal/retry/retry.go" {
+		t.Fatalf("without rerank: %v %s %v", err, plain.Rerank, paths(plain))
+	}
+	r, err := k.Search(ctx, SearchRequest{Request: q, Rerank: "endpoint"})
+	if err != nil || r.Rerank != "endpoint" || len(r.Results) != 2 || r.Results[0].Path != "internal/retry/retry.go" || r.Results[0].PreRank == 0 {
+		t.Fatalf("reranked: %v %s %v", err, r.Rerank, paths(r))
+	}
+	fail = true
+	d, err := k.Search(ctx, SearchRequest{Request: q, Rerank: "endpoint"})
+	if err != nil || d.Rerank != "" || !strings.Contains(d.Degraded, "rerank failed") || strings.Join(paths(d), " ") != strings.Join(paths(plain), " ") {
+		t.Errorf("failing judge: %v %q %v, want %v", err, d.Degraded, paths(d), paths(plain))
+	}
+}
+
+func TestSearchWorktreeOverlay(t *testing.T) {
+	ctx := context.Background()
+	k, dir, notes := open(t)
+	req := SearchRequest{Request: search.Request{Query: "灰度发布 检查项", K: 3}, Worktree: true}
+	if _, err := k.Search(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if last := (*notes)[len(*notes)-1]; !strings.Contains(last, "no uncommitted changes") {
+		t.Errorf("notices: %q", *notes)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "docs", "canary.md"), []byte("# 灰度发布\n\n灰度发布前的检查项：监控、回滚预案。\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.Search(ctx, req)
+	if err != nil || len(r.Results) == 0 || !strings.HasPrefix(r.Results[0].Citation, "worktree:docs/canary.md#") {
+		t.Fatalf("worktree search: %v %+v", err, r)
+	}
+	// The index and the repository are untouched: a plain search does not
+	// see the file.
+	plain, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "灰度发布 检查项", K: 3}})
+	if err != nil || len(plain.Results) > 0 && plain.Results[0].Path == "docs/canary.md" {
+		t.Errorf("committed search sees the uncommitted file: %v %v", err, paths(plain))
+	}
+	if st := gittest.Git(t, dir, "status", "--porcelain"); st != "?? docs/canary.md" {
+		t.Errorf("git status: %q", st)
+	}
+}
+
+// While another process indexes the commit asked for, the last indexed
+// commit answers, marked stale.
+func TestOpenViewStandsInWhileIndexing(t *testing.T) {
+	ctx := context.Background()
+	k, dir, notes := open(t)
+	first := gittest.Git(t, dir, "rev-parse", "HEAD")
+	if _, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "回滚", K: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Commit(t, dir, "more", map[string]string{"docs/new.md": "# 新文档\n\n扩容步骤。\n"})
+	if _, err := k.OpenView(ctx, "HEAD", true); err == nil {
+		t.Fatal("the new commit is indexed already")
+	}
+	// What index.Running looks for: the indexer's lock file, locked.
+	lock := flock.New(filepath.Join(k.Repo.KBDir(), "index.lock"))
+	if ok, err := lock.TryLock(); !ok || err != nil {
+		t.Fatalf("lock: %v %v", ok, err)
+	}
+	defer lock.Unlock()
+	v, err := k.OpenView(ctx, "HEAD", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.Stale == nil || hex.EncodeToString(v.Commit[:]) != first || !strings.Contains(v.Stale.Reason, "being indexed") {
+		t.Fatalf("stand-in: stale %+v commit %s (want %s); notices %q", v.Stale, v.Commit, first, *notes)
+	}
+}

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/store"
+)
+
+// Friendly turns known errors into what the user should do. Every front
+// end shows errors through it; the engine uses it too, for the reason a
+// stale view stands in.
+func Friendly(err error) error {
+	if err == nil {
+		return nil
+	}
+	err = store.Classify(err)
+	switch {
+	case errors.Is(err, gitx.ErrNotARepo):
+		return fmt.Errorf("%w\nrun git kb inside a git repository, or use git -C <dir> kb ...", err)
+	case errors.Is(err, gitx.ErrEmptyRepo):
+		return fmt.Errorf("%w: nothing to index; commit some files first", err)
+	case errors.Is(err, store.ErrLocked):
+		return fmt.Errorf("%w for more than %s; try again when it has finished", err, LockWait)
+	case errors.Is(err, index.ErrBusy):
+		return fmt.Errorf("%w for more than %s", err, LockWait)
+	case errors.Is(err, store.ErrDamaged):
+		return fmt.Errorf("%w\nrun: git kb doctor --fix   (moves it aside and rebuilds it from git; cached embeddings are kept)", err)
+	case errors.Is(err, syscall.ENOSPC):
+		var se *store.SpaceError
+		if !errors.As(err, &se) {
+			return fmt.Errorf("the disk is full (%v); free some space and run the command again", FirstLine(err))
+		}
+		return fmt.Errorf("%w; free some space and run the command again", se)
+	case errors.Is(err, syscall.EROFS) || strings.Contains(err.Error(), "read-only file system"):
+		return fmt.Errorf("cannot write the index: the file system is read-only (%v)", FirstLine(err))
+	case isMissingObject(err):
+		return fmt.Errorf("a git object is missing from the repository (%s): a partial clone, or a damaged repository (run git fsck)", missingObject(err))
+	case errors.Is(err, syscall.EIO) || strings.Contains(err.Error(), "input/output error"):
+		return fmt.Errorf("the disk failed to read or write (%v); check the disk, then run: git kb doctor", FirstLine(err))
+	}
+	return err
+}
+
+// isMissingObject recognises git failing on an object it does not have.
+func isMissingObject(err error) bool {
+	var ge *gitx.GitError
+	var me *gitx.MissingObjectsError
+	if errors.As(err, &me) {
+		return true
+	}
+	return errors.As(err, &ge) && (strings.Contains(ge.Stderr, "unable to read") || strings.Contains(ge.Stderr, "bad object") ||
+		strings.Contains(ge.Stderr, "missing blob") || strings.Contains(ge.Stderr, "does not exist") && strings.Contains(ge.Stderr, "object"))
+}
+
+func missingObject(err error) string {
+	var me *gitx.MissingObjectsError
+	if errors.As(err, &me) {
+		return me.First
+	}
+	var ge *gitx.GitError
+	errors.As(err, &ge)
+	return FirstLine(errors.New(strings.TrimPrefix(strings.TrimSpace(ge.Stderr), "fatal: ")))
+}
+
+// FirstLine keeps an error to one line.
+func FirstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/index"
+)
+
+// IndexCommit indexes rev, with o's notices and progress.
+func IndexCommit(ctx context.Context, repo *gitx.Repo, rev string, o Options) (*index.Stats, error) {
+	update, done := o.progress()
+	defer done()
+	return index.Run(ctx, repo, index.Options{
+		Rev:      rev,
+		Wait:     LockWait,
+		Version:  o.Version,
+		OnWait:   func(what string) { o.note("waiting for %s...", what) },
+		Progress: update,
+	})
+}
+
+// EmbedAfterIndex runs (mode "sync") or schedules (mode "background") the
+// embedding of an indexed commit when an embedder is configured.
+func EmbedAfterIndex(ctx context.Context, repo *gitx.Repo, cfg *EmbedConfig, st *index.Stats, mode string, o Options) error {
+	emb, err := cfg.Embedder(true)
+	if err != nil || emb == nil {
+		return err
+	}
+	if mode == "background" {
+		if err := spawnEmbed(repo, st.Commit); err != nil {
+			return fmt.Errorf("start background embedding: %w", err)
+		}
+		st.EmbedBackground = true
+		return nil
+	}
+	update, done := o.progress()
+	es, err := index.Embed(ctx, repo, index.EmbedOptions{
+		Rev: st.Commit, Embedder: emb, Wait: LockWait, GraphMin: cfg.GraphMin,
+		OnWait:   func(what string) { o.note("waiting for %s...", what) },
+		Progress: update,
+	})
+	done()
+	if err != nil {
+		return fmt.Errorf("embedding (the lexical index is complete and searchable): %w", err)
+	}
+	st.Embed = es
+	return nil
+}
+
+// spawnEmbed starts a detached "git-kb index --embed sync" for commit,
+// logging to kb/embed.log (kept under 1 MiB).
+func spawnEmbed(repo *gitx.Repo, commit string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logPath := filepath.Join(repo.KBDir(), "embed.log")
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > 1<<20 {
+		os.Rename(logPath, logPath+".1")
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "%s embedding %s\n", time.Now().Format(time.RFC3339), commit)
+	cmd := exec.Command(exe, "index", "--rev", commit, "--embed", "sync", "--quiet")
+	cmd.Dir = repo.WorkTree
+	if cmd.Dir == "" {
+		cmd.Dir = repo.GitDir // bare repository
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	Detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}

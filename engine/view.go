@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/store"
+)
+
+// View is one commit's view with the database open read-only, for one or
+// more searches; close it promptly, as it holds off the indexer.
+type View struct {
+	DB       *store.DB
+	Searcher *search.Searcher
+	// Commit is the commit answered from: the one asked for, or when
+	// Stale is set the last indexed one standing in for it.
+	Commit store.SHA
+	View   *store.View
+	Stale  *search.Stale
+	// staleAfter is kb.staleAfter, for doc health.
+	staleAfter time.Duration
+	// noPriors, noExpand: kb.priors false, kb.expand false.
+	noPriors, noExpand bool
+}
+
+// Search runs req against the view, with the repository's settings
+// (kb.staleAfter, kb.priors, kb.expand) where req leaves them open.
+func (v *View) Search(ctx context.Context, req search.Request) (*search.Response, error) {
+	req.Commit, req.View = v.Commit, v.View
+	if req.StaleAfter == 0 {
+		req.StaleAfter = v.staleAfter
+	}
+	req.NoPriors = req.NoPriors || v.noPriors
+	req.NoExpand = req.NoExpand || v.noExpand
+	resp, err := v.Searcher.Search(ctx, req)
+	if resp != nil {
+		resp.Stale = v.Stale
+	}
+	return resp, err
+}
+
+// Close releases the database.
+func (v *View) Close() { v.DB.Close() }
+
+// OpenView resolves rev and opens its view, indexing the commit first
+// (unless noIndex) if it has not been. While another process indexes rev,
+// or when rev cannot be indexed now, the last indexed commit's view stands
+// in, with Stale saying why.
+func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View, error) {
+	repo := k.Repo
+	commit, tree, err := repo.Resolve(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	note := k.opt.note
+	ro := store.Options{ReadOnly: true, Wait: LockWait, OnWait: func() { note("waiting for the indexer to finish writing...") }}
+	for attempt := 0; ; attempt++ {
+		db, err := store.Open(ctx, index.DBDir(repo), ro)
+		var view *store.View
+		if err == nil {
+			view, err = db.View(index.PipelineVersion, tree)
+			if err != nil {
+				db.Close()
+			}
+		}
+		newSearcher := func(db *store.DB) *search.Searcher {
+			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.Dense, Secrets: k.Secrets, ReadBlob: func(h store.SHA) ([]byte, error) { return repo.ReadBlob(h) }}
+		}
+		staleAfter, noPriors, noExpand := k.Settings.StaleAfter, !k.Settings.Priors, !k.Settings.Expand
+		if err == nil {
+			return &View{DB: db, Searcher: newSearcher(db), Commit: commit, View: view, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand}, nil
+		}
+		// The commit is being indexed right now: answer from the last
+		// complete view instead of waiting, and say so.
+		if errors.Is(err, store.ErrNotFound) && attempt == 0 && index.Running(repo.KBDir()) {
+			if db, err := store.Open(ctx, index.DBDir(repo), ro); err == nil {
+				if ref, v := latestView(db); v != nil {
+					note("%s (%s) is being indexed; answering from %s, the last indexed commit", rev, commit.String()[:12], hex.EncodeToString(ref.Commit[:6]))
+					return &View{DB: db, Searcher: newSearcher(db), Commit: ref.Commit, View: v, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand,
+						Stale: &search.Stale{Requested: commit.String(), Reason: "being indexed by another git kb process; this is the last indexed commit"}}, nil
+				}
+				db.Close()
+			}
+		}
+		if !errors.Is(err, store.ErrNoIndex) && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if attempt > 0 {
+			return nil, fmt.Errorf("commit %s is still not indexed after indexing it", commit)
+		}
+		if noIndex {
+			return nil, fmt.Errorf("commit %s is not indexed (run git kb index --rev %s)", commit.String()[:12], rev)
+		}
+		note("indexing %s (%s) before the first search of it...", rev, commit.String()[:12])
+		st, err := IndexCommit(ctx, repo, commit.String(), k.opt)
+		if err != nil {
+			// A commit that cannot be indexed now (disk full, read-only,
+			// a git object missing) still gets an answer: the last
+			// indexed commit's, marked stale.
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			if db, oerr := store.Open(ctx, index.DBDir(repo), ro); oerr == nil {
+				if ref, v := latestView(db); v != nil {
+					why := FirstLine(Friendly(err))
+					note("cannot index %s (%s): %s; answering from %s, the last indexed commit", rev, commit.String()[:12], why, hex.EncodeToString(ref.Commit[:6]))
+					return &View{DB: db, Searcher: newSearcher(db), Commit: ref.Commit, View: v, staleAfter: staleAfter,
+						Stale: &search.Stale{Requested: commit.String(), Reason: "could not be indexed (" + why + "); this is the last indexed commit"}}, nil
+				}
+				db.Close()
+			}
+			return nil, err
+		}
+		// Answer now, lexically; vectors fill in behind.
+		if err := EmbedAfterIndex(ctx, repo, k.Embed, st, "background", k.opt); err != nil {
+			note("%v", err)
+		}
+	}
+}
+
+// latestView is the most recently indexed commit's view.
+func latestView(db *store.DB) (store.Ref, *store.View) {
+	refs, err := db.Refs()
+	if err != nil {
+		return store.Ref{}, nil
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Indexed.After(refs[j].Indexed) })
+	for _, r := range refs {
+		if v, err := db.View(index.PipelineVersion, r.Tree); err == nil {
+			return r, v
+		}
+	}
+	return store.Ref{}, nil
+}
+
+// worktreeOverlay analyzes the working tree's uncommitted files, to be
+// searched in place of view's versions. Nothing is written anywhere.
+func (k *Engine) worktreeOverlay(ctx context.Context, view *store.View) (*search.Overlay, error) {
+	committed := make(map[string]store.SHA, len(view.Entries))
+	for _, e := range view.Entries {
+		committed[e.Path] = e.Blob
+	}
+	wt, err := index.Worktree(ctx, k.Repo, func(p string) (store.SHA, bool) {
+		b, ok := committed[p]
+		return b, ok
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &search.Overlay{Files: wt.Files, Gone: wt.Gone}, nil
+}
