@@ -19,6 +19,7 @@ func TestDependencyDirection(t *testing.T) {
 		"expand":  {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "cmd"},
 		"index":   {mod + "search", mod + "cmd", mod + "mcp"},
 		"mcp":     {mod + "cmd", "github.com/urfave/"},
+		"engine":  {mod + "cmd", mod + "mcp", "github.com/urfave/"},
 		"ask":     {mod + "store", mod + "gitx", mod + "index", mod + "search", mod + "cmd"},
 		"rerank":  {mod + "gitx", mod + "index", mod + "cmd"},
 		"pack":    {mod + "store", mod + "gitx", mod + "index", mod + "search", mod + "cmd"},

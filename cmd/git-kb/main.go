@@ -1,7 +1,8 @@
 // Command git-kb is `git kb`: a knowledge base of a git repository's docs and
 // code, searched per commit, with citations pinned to commit SHAs.
 //
-// This package holds flags and output only; the work is in index and search.
+// This package holds flags and output only: a command turns its flags into
+// a request to package engine, which does the work, and prints the answer.
 package main
 
 import (
