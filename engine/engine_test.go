@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/search"
 	"github.com/gofrs/flock"
 )
@@ -230,5 +231,78 @@ func TestOpenViewStandsInWhileIndexing(t *testing.T) {
 	defer v.Close()
 	if v.Stale == nil || hex.EncodeToString(v.Commit[:]) != first || !strings.Contains(v.Stale.Reason, "being indexed") {
 		t.Fatalf("stand-in: stale %+v commit %s (want %s); notices %q", v.Stale, v.Commit, first, *notes)
+	}
+}
+
+func TestContextPack(t *testing.T) {
+	ctx := context.Background()
+	k, dir, _ := open(t)
+	head := gittest.Git(t, dir, "rev-parse", "HEAD")
+	q := "发布失败后如何回滚"
+	parsed, err := search.ParseQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := k.ContextPack(ctx, ContextRequest{Request: search.Request{Query: q, Parsed: parsed}, Budget: 2000, Ratios: pack.DefaultRatios, Format: pack.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Commit != head || len(p.Blocks) == 0 || p.Blocks[0].Path != "docs/runbook/rollback.md" || !strings.Contains(p.Blocks[0].Text, "deploy rollback") {
+		t.Fatalf("pack: %+v", p)
+	}
+	if p.Tokens > 2000 {
+		t.Errorf("pack of %d tokens for a budget of 2000", p.Tokens)
+	}
+}
+
+func TestBlameContext(t *testing.T) {
+	ctx := context.Background()
+	k, dir, _ := open(t)
+	gittest.Commit(t, dir, "raise the retry count (#42)", map[string]string{"internal/retry/retry.go": "package retry\n\n// RetryCount is how many times a request is retried.\nconst RetryCount = 5\n"})
+	rep, err := k.BlameContext(ctx, BlameRequest{Context: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Files) != 1 || rep.Files[0].Path != "internal/retry/retry.go" {
+		t.Fatalf("report: %+v", rep)
+	}
+	if _, err := k.BlameContext(ctx, BlameRequest{Change: "HEAD..HEAD"}); err == nil || !strings.Contains(err.Error(), "same commit") {
+		t.Errorf("an empty range: %v", err)
+	}
+}
+
+// Shared serves concurrent calls (the MCP server's), one at a time.
+func TestSharedIsSafeForConcurrentCalls(t *testing.T) {
+	ctx := context.Background()
+	k, dir, _ := open(t)
+	s := NewShared(k)
+	head := gittest.Git(t, dir, "rev-parse", "HEAD")
+	errs := make(chan error, 8)
+	for i := 0; i < 4; i++ {
+		go func() {
+			r, err := s.Search(ctx, search.Request{Query: "回滚", K: 3}, "")
+			if err == nil && (r.Commit != head || len(r.Results) == 0) {
+				err = errors.New("no answer from HEAD")
+			}
+			errs <- err
+		}()
+		go func() {
+			commit, blob, data, err := s.File(ctx, "HEAD", "README.md")
+			if err == nil && (commit != head || len(blob) != 40 || string(data) != files["README.md"]) {
+				err = errors.New("File read something else")
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if _, _, _, err := s.File(ctx, "HEAD", "no/such.md"); err == nil || !strings.Contains(err.Error(), "not a file tracked") {
+		t.Errorf("an untracked path: %v", err)
+	}
+	if st, err := s.Status(ctx); err != nil || !st.HeadIndex || s.DenseOn() {
+		t.Errorf("status: %v %+v", err, st)
 	}
 }

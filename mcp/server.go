@@ -2,11 +2,12 @@
 // Protocol, with the official Go SDK: typed tools whose results carry
 // citations pinned to commit SHAs.
 //
-// The package is the protocol side only. What a tool does to a repository
-// (search, read a file, report status) comes from a Backend that the
-// command supplies, one per served repository, and that stays alive for the
+// The package is the protocol side only: schema -> request -> result. What
+// a tool does to a repository (search, read a file, report status) comes
+// from a Backend, one per served repository, that stays alive for the
 // server's lifetime: that is where the analyzer, the embedder's query cache
-// and decoded vectors stay warm between calls.
+// and decoded vectors stay warm between calls. The command supplies
+// engine.Shared, the repository's engine made safe for concurrent calls.
 //
 // Every tool is read-only: none modifies the repository, and the index
 // changes only by indexing a commit a caller asked to search.

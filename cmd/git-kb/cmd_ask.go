@@ -81,7 +81,8 @@ Examples:
 			chatCfg, off := engine.ChatConfigOf(kb.Settings)
 			quiet := c.Bool("quiet")
 			note := notifier(e, quiet)
-			p, err := kb.contextPack(c.Context, e, search.Request{Query: question, Parsed: parsed, Mode: c.String("mode")}, c.String("rev"), c.Bool("worktree"), c.Int("budget"), pack.Ratios{Whole: 0.3, Sections: 0.65, Reserve: 0.05}, pack.Markdown, c.String("rerank"), quiet)
+			p, err := kb.ContextPack(c.Context, engine.ContextRequest{Request: search.Request{Query: question, Parsed: parsed, Mode: c.String("mode")}, Rev: c.String("rev"), Worktree: c.Bool("worktree"),
+				Rerank: c.String("rerank"), Budget: c.Int("budget"), Ratios: pack.Ratios{Whole: 0.3, Sections: 0.65, Reserve: 0.05}, Format: pack.Markdown})
 			if err != nil {
 				return err
 			}

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/git-kb/git-kb/engine"
-	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
@@ -87,7 +82,8 @@ Examples:
 				r := kb.Settings.ContextRatios // kb.context.ratios
 				ratios = pack.Ratios{Whole: r[0], Sections: r[1], Reserve: r[2]}
 			}
-			p, err := kb.contextPack(c.Context, e, search.Request{Query: query, Parsed: parsed, Mode: c.String("mode"), Related: c.Bool("related")}, c.String("rev"), c.Bool("worktree"), c.Int("budget"), ratios, format, c.String("rerank"), c.Bool("quiet"))
+			p, err := kb.ContextPack(c.Context, engine.ContextRequest{Request: search.Request{Query: query, Parsed: parsed, Mode: c.String("mode"), Related: c.Bool("related")},
+				Rev: c.String("rev"), Worktree: c.Bool("worktree"), Rerank: c.String("rerank"), Budget: c.Int("budget"), Ratios: ratios, Format: format})
 			if err != nil {
 				return err
 			}
@@ -98,74 +94,4 @@ Examples:
 			return err
 		},
 	}
-}
-
-// contextPack retrieves for req (40 chunks, up to 4 per file) and packs
-// the results into budget tokens.
-func (k *kbRepo) contextPack(ctx context.Context, e env, req search.Request, rev string, worktree bool, budget int, ratios pack.Ratios, format, rerankFlag string, quiet bool) (*pack.Pack, error) {
-	req.K, req.PerFile = 40, 4
-	resp, err := k.Search(ctx, engine.SearchRequest{Request: req, Rev: rev, Worktree: worktree, Rerank: rerankFlag})
-	if err != nil {
-		return nil, err
-	}
-	if resp.Degraded != "" {
-		notifier(e, quiet)("%s", resp.Degraded)
-	}
-	counter, err := pack.CL100K()
-	if err != nil {
-		return nil, fmt.Errorf("load the tokenizer: %w", err)
-	}
-	var cands []pack.Candidate
-	rankOf := map[string]int{}
-	uncommitted := map[string]string{} // blob -> path of files read from the working tree
-	pathOf := map[string]string{}      // blob -> a path it is at, for kb.secrets.allow globs
-	for _, r := range resp.Results {
-		rank := r.Rank
-		if r.Related != nil {
-			// Right behind the match it belongs to (the pack's sort is
-			// stable, and related results come after all matches).
-			rank = rankOf[r.Related.From]
-		} else if _, ok := rankOf[r.Path]; !ok {
-			rankOf[r.Path] = r.Rank
-		}
-		if _, ok := pathOf[r.Blob]; !ok {
-			pathOf[r.Blob] = r.Path
-		}
-		cand := pack.Candidate{Path: r.Path, Blob: r.Blob, Lang: r.Lang, Heading: r.Heading, Start: r.StartLine, End: r.EndLine, Rank: rank}
-		if strings.HasPrefix(r.Citation, worktreeRev+":") {
-			cand.Rev = worktreeRev
-			uncommitted[r.Blob] = r.Path
-		}
-		cands = append(cands, cand)
-	}
-	return pack.Build(cands, pack.Options{
-		Query: req.Query, Commit: resp.Commit, Budget: budget, Ratios: ratios, Format: format, Counter: counter,
-		Lines: func(blob string) ([]string, error) {
-			if p, ok := uncommitted[blob]; ok {
-				lines, err := worktreeLines(k.Repo, p)
-				return k.Secrets.RedactLines(p, lines), err
-			}
-			return k.BlobLines(pathOf[blob], blob)
-		},
-	})
-}
-
-// worktreeRev is the revision worktree citations name.
-const worktreeRev = "worktree"
-
-// worktreeLines reads a working tree file's text as lines. The path must
-// stay inside the working tree.
-func worktreeLines(repo *gitx.Repo, p string) ([]string, error) {
-	if repo.WorkTree == "" {
-		return nil, fmt.Errorf("this repository has no working tree")
-	}
-	clean := path.Clean(strings.TrimPrefix(p, "/"))
-	if clean == ".." || strings.HasPrefix(clean, "../") || filepath.IsAbs(p) {
-		return nil, fmt.Errorf("%s is outside the working tree", p)
-	}
-	data, err := os.ReadFile(filepath.Join(repo.WorkTree, filepath.FromSlash(clean)))
-	if err != nil {
-		return nil, err
-	}
-	return engine.TextLines(p, data)
 }

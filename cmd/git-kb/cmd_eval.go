@@ -102,7 +102,7 @@ Examples:
 			quiet := c.Bool("quiet")
 			runners := make([]*evalRunner, len(specs))
 			for i, sp := range specs {
-				if runners[i], err = kb.evalRunner(c.Context, e, sp); err != nil {
+				if runners[i], err = newEvalRunner(c.Context, e, kb, sp); err != nil {
 					return err
 				}
 			}
@@ -197,7 +197,7 @@ func parseCompare(s string) ([]evalSpec, error) {
 
 // evalRunner runs one configuration's searches against an open view.
 type evalRunner struct {
-	kb    *kbRepo
+	kb    *engine.Engine
 	e     env
 	name  string
 	flags *cli.Context
@@ -206,7 +206,7 @@ type evalRunner struct {
 
 // evalRunner checks that the repository can serve sp (an embedder for
 // dense and hybrid, a judge for rerank) and names it.
-func (k *kbRepo) evalRunner(ctx context.Context, e env, sp evalSpec) (*evalRunner, error) {
+func newEvalRunner(ctx context.Context, e env, k *engine.Engine, sp evalSpec) (*evalRunner, error) {
 	req, err := searchRequest(sp.flags, "probe")
 	if err != nil {
 		return nil, sp.wrap(err)

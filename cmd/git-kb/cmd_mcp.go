@@ -4,23 +4,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/gitx"
-	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/mcp"
-	"github.com/git-kb/git-kb/pack"
-	"github.com/git-kb/git-kb/review"
-	"github.com/git-kb/git-kb/search"
 	"github.com/git-kb/git-kb/settings"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -199,8 +192,8 @@ func mcpRepos(ctx context.Context, e env, repo *gitx.Repo) ([]mcp.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	repos := []mcp.Repo{{Name: repoName(repo), Dir: repoDir(repo), Backend: first, Secrets: first.kb.Secrets}}
-	extra := first.kb.Settings.MCPRepos
+	repos := []mcp.Repo{{Name: repoName(repo), Dir: repoDir(repo), Backend: first, Secrets: first.Engine().Secrets}}
+	extra := first.Engine().Settings.MCPRepos
 	names := map[string]bool{repos[0].Name: true}
 	for _, dir := range extra {
 		if !filepath.IsAbs(dir) && repo.WorkTree != "" {
@@ -219,7 +212,7 @@ func mcpRepos(ctx context.Context, e env, repo *gitx.Repo) ([]mcp.Repo, error) {
 			name = fmt.Sprintf("%s-%d", repoName(r), i)
 		}
 		names[name] = true
-		repos = append(repos, mcp.Repo{Name: name, Dir: repoDir(r), Backend: b, Secrets: b.kb.Secrets})
+		repos = append(repos, mcp.Repo{Name: name, Dir: repoDir(r), Backend: b, Secrets: b.Engine().Secrets})
 	}
 	return repos, nil
 }
@@ -242,84 +235,14 @@ func repoName(r *gitx.Repo) string {
 	return name
 }
 
-// mcpBackend is one repository served over MCP. It lives as long as the
-// server, so its kbRepo (embedder, query cache) and vector cache stay warm.
-type mcpBackend struct {
-	kb *kbRepo
-	e  env
-	// mu serialises calls: go-git's object reads are not safe for
-	// concurrent use, and a local agent's calls rarely overlap.
-	mu sync.Mutex
-}
-
-func newMCPBackend(ctx context.Context, e env, repo *gitx.Repo) (*mcpBackend, error) {
-	// Notices (indexing, waiting for the indexer) go to stderr, which MCP
-	// clients log; never to stdout, which carries the protocol.
-	quietEnv := e
-	quietEnv.Stdout = io.Discard
-	quietEnv.StderrTTY = false
-	kb, err := openKB(ctx, quietEnv, repo, true)
+// mcpBackend is one repository served over MCP: its engine, kept for the
+// server's lifetime so the embedder's query cache and decoded vectors stay
+// warm. Notices (indexing, waiting for the indexer) are off: stdout
+// carries the protocol.
+func newMCPBackend(ctx context.Context, e env, repo *gitx.Repo) (*engine.Shared, error) {
+	kb, err := engine.Open(ctx, repo, engine.Options{Getenv: e.getenv, Version: version})
 	if err != nil {
 		return nil, err
 	}
-	if kb.Dense != nil {
-		// Decoded tables stay warm between calls, and graphs too when
-		// kb.ann.graphMin asked for them to be built. (A CLI search never
-		// loads graphs: reading one from the index on top of the table
-		// cost more than the scan it saves; see README.)
-		kb.Dense.Cache = &search.VectorCache{Graphs: kb.Embed.GraphMin > 0}
-	}
-	return &mcpBackend{kb: kb, e: quietEnv}, nil
-}
-
-func (b *mcpBackend) Search(ctx context.Context, req search.Request, rev string) (*search.Response, error) {
-	if rev == "" {
-		rev = "HEAD"
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	resp, err := b.kb.Search(ctx, engine.SearchRequest{Request: req, Rev: rev, Rerank: "off"})
-	return resp, friendly(err)
-}
-
-func (b *mcpBackend) File(ctx context.Context, rev, path string) (string, string, []byte, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	commit, _, err := b.kb.Repo.Resolve(ctx, rev)
-	if err != nil {
-		return "", "", nil, err
-	}
-	blob, data, err := b.kb.Repo.FileAt(commit, path)
-	if errors.Is(err, gitx.ErrNoSuchPath) {
-		return "", "", nil, fmt.Errorf("%s is not a file tracked at %s (%s): only tracked files can be read", path, rev, commit.String()[:12])
-	}
-	if err != nil {
-		return "", "", nil, err
-	}
-	return commit.String(), hex.EncodeToString(blob[:]), data, nil
-}
-
-func (b *mcpBackend) Status(ctx context.Context) (*index.Report, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.kb.Status(ctx)
-}
-
-func (b *mcpBackend) DenseOn() bool { return b.kb.Dense != nil }
-
-func (b *mcpBackend) ContextPack(ctx context.Context, req search.Request, rev string, budget int) (*pack.Pack, error) {
-	if rev == "" {
-		rev = "HEAD"
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p, err := b.kb.contextPack(ctx, b.e, req, rev, false, budget, pack.DefaultRatios, pack.JSON, "", true)
-	return p, friendly(err)
-}
-
-func (b *mcpBackend) BlameContext(ctx context.Context, change string, staged bool) (*review.Report, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	rep, err := b.kb.explain(ctx, b.e, change, "", staged, 3, true)
-	return rep, friendly(err)
+	return engine.NewShared(kb), nil
 }

@@ -133,7 +133,7 @@ Examples:
 				}
 				req.Scope = func(p string) bool { return changed[p] }
 				if cut := repo.ShallowCommits(); cut != nil {
-					notifier(e, c.Bool("quiet"))("--since: this is a shallow clone, history stops at %s; files changed only before it are not found (git fetch --unshallow for all)", shortest(cut))
+					notifier(e, c.Bool("quiet"))("--since: this is a shallow clone, history stops at %s; files changed only before it are not found (git fetch --unshallow for all)", engine.Shortest(cut))
 				}
 			}
 			kb, err := openKB(c.Context, e, repo, quiet)
@@ -186,7 +186,7 @@ func searchRequestFlags() []cli.Flag {
 
 // searchRequest is the request c's searchRequestFlags ask for, for query.
 // The caller sets K and what else is its own (PerFile, Related, Scope);
-// --rerank is applied after the search (kbRepo.applyRerank).
+// --rerank is the engine's (engine.SearchRequest.Rerank).
 func searchRequest(c *cli.Context, query string) (search.Request, error) {
 	mode, fusion := c.String("mode"), c.String("fusion")
 	switch mode {
@@ -221,18 +221,10 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 	return req, nil
 }
 
-// kbRepo is the repository's engine, with the command line's methods
-// that have not moved into it yet (context packs, blame-context, eval).
-type kbRepo struct{ *engine.Engine }
-
 // openKB opens the repository's engine: settings read in one git call,
 // notices and progress on stderr unless quiet.
-func openKB(ctx context.Context, e env, repo *gitx.Repo, quiet bool) (*kbRepo, error) {
-	eng, err := engine.Open(ctx, repo, engineOptions(e, quiet))
-	if err != nil {
-		return nil, err
-	}
-	return &kbRepo{eng}, nil
+func openKB(ctx context.Context, e env, repo *gitx.Repo, quiet bool) (*engine.Engine, error) {
+	return engine.Open(ctx, repo, engineOptions(e, quiet))
 }
 
 // engineOptions are the engine's hooks for this process: notices and a

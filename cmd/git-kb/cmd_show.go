@@ -39,10 +39,10 @@ Examples:
 				return err
 			}
 			var lines []string
-			where := worktreeRev
-			if cit.Rev == worktreeRev {
+			where := engine.WorktreeRev
+			if cit.Rev == engine.WorktreeRev {
 				// A --worktree citation: the file as it is on disk now.
-				if lines, err = worktreeLines(repo, cit.Path); err != nil {
+				if lines, err = engine.WorktreeLines(repo, cit.Path); err != nil {
 					return err
 				}
 			} else {
