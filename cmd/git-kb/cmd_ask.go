@@ -4,28 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-kb/git-kb/ask"
 	"github.com/git-kb/git-kb/engine"
-	"github.com/git-kb/git-kb/llm"
-	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/search"
-	"github.com/git-kb/git-kb/segment"
 	"github.com/urfave/cli/v2"
 )
 
 // askResult is the --json contract of git kb ask.
-type askResult struct {
-	Question  string       `json:"question"`
-	Commit    string       `json:"commit"`
-	Mode      string       `json:"mode"` // generated or extractive
-	Model     string       `json:"model,omitempty"`
-	Answer    string       `json:"answer"`
-	Citations []ask.Source `json:"citations"`
-	Invalid   []int        `json:"invalid_citations,omitempty"` // numbers the model invented, removed
-	Sources   []ask.Source `json:"sources"`
-	Notice    string       `json:"notice,omitempty"`
-	Degraded  string       `json:"degraded,omitempty"`
-}
+type askResult = engine.AskResult
 
 func askCommand(e env) *cli.Command {
 	return &cli.Command{
@@ -78,97 +63,21 @@ Examples:
 			if err != nil {
 				return err
 			}
-			chatCfg, off := engine.ChatConfigOf(kb.Settings)
-			quiet := c.Bool("quiet")
-			note := notifier(e, quiet)
-			p, err := kb.ContextPack(c.Context, engine.ContextRequest{Request: search.Request{Query: question, Parsed: parsed, Mode: c.String("mode")}, Rev: c.String("rev"), Worktree: c.Bool("worktree"),
-				Rerank: c.String("rerank"), Budget: c.Int("budget"), Ratios: pack.Ratios{Whole: 0.3, Sections: 0.65, Reserve: 0.05}, Format: pack.Markdown})
+			req := engine.AskRequest{Question: question, Parsed: parsed, Mode: c.String("mode"), Rev: c.String("rev"), Worktree: c.Bool("worktree"), Rerank: c.String("rerank"), Budget: c.Int("budget")}
+			stream := !c.Bool("json") && !c.Bool("no-stream")
+			if stream {
+				req.Stream = func(s string) { fmt.Fprint(e.Stdout, s) }
+			}
+			res, err := kb.Ask(c.Context, req)
 			if err != nil {
 				return err
 			}
-			res := askResult{Question: question, Commit: p.Commit, Citations: []ask.Source{}, Sources: []ask.Source{}}
-			for i, b := range p.Blocks {
-				res.Sources = append(res.Sources, ask.Source{N: i + 1, Citation: b.Citation, Path: b.Path, Heading: b.Heading, Start: b.Start, End: b.End, Text: b.Text})
+			if stream && len(res.Sources) > 0 {
+				return printAskTail(e, res)
 			}
-			if len(res.Sources) == 0 {
-				res.Mode, res.Notice = "extractive", "nothing in "+p.Commit[:min(12, len(p.Commit))]+" matches the question"
-				return finishAsk(e, c.Bool("json"), &res)
-			}
-			stream := !c.Bool("json") && !c.Bool("no-stream")
-			var answer string
-			if chatCfg != nil {
-				chat, err := llm.NewChat(*chatCfg)
-				if err != nil {
-					return err
-				}
-				res.Mode, res.Model = "generated", chat.Model()
-				msgs := ask.Prompt(kb.Secrets.RedactText("", question), res.Sources)
-				if stream {
-					f := &ask.StreamFilter{N: len(res.Sources), Out: func(s string) { fmt.Fprint(e.Stdout, s) }}
-					answer, err = chat.Stream(c.Context, msgs, f.Write)
-					f.Flush()
-				} else {
-					answer, err = chat.Complete(c.Context, msgs)
-				}
-				if err != nil && answer == "" {
-					if c.Context.Err() != nil {
-						return c.Context.Err()
-					}
-					res.Degraded = err.Error()
-					off = "the chat model failed (" + err.Error() + ")"
-					chatCfg = nil
-				} else if err != nil {
-					res.Degraded = "the answer was cut short: " + err.Error()
-				}
-			}
-			if chatCfg == nil {
-				res.Mode, res.Model, res.Notice = "extractive", "", off+"; these are the best matching passages"
-				note("%s", res.Notice)
-				answer, _ = ask.Extractive(highlightTerms(parsed.Text), res.Sources, 3)
-				if stream {
-					fmt.Fprint(e.Stdout, answer)
-				}
-			}
-			clean, used, invalid := ask.Validate(answer, len(res.Sources))
-			res.Answer, res.Invalid = clean, invalid
-			for _, n := range used {
-				res.Citations = append(res.Citations, res.Sources[n-1])
-			}
-			if stream {
-				return printAskTail(e, &res)
-			}
-			return finishAsk(e, c.Bool("json"), &res)
+			return finishAsk(e, c.Bool("json"), res)
 		},
 	}
-}
-
-// highlightTerms are the query's words worth showing in bold: not the
-// lone characters search mode also yields (线, 上 match everywhere), but a
-// run of them in a row is an out-of-vocabulary word (回 滚 -> 回滚).
-func highlightTerms(text string) []string {
-	var out []string
-	run := ""
-	flush := func() {
-		if len([]rune(run)) >= 2 {
-			out = append(out, run)
-		}
-		run = ""
-	}
-	for _, t := range segment.Tiny().Terms(text) {
-		if len([]rune(t)) == 1 {
-			if strings.Contains(text, run+t) {
-				run += t
-				continue
-			}
-			flush()
-			run = t
-			continue
-		}
-		flush()
-		out = append(out, t)
-	}
-	flush()
-	return out
 }
 
 // finishAsk prints a non-streamed answer.
