@@ -69,6 +69,7 @@ func (k *Engine) search(ctx context.Context, req search.Request, rev string, noI
 		return nil, err
 	}
 	defer v.Close()
+	v.blobs.Start() // git starts while the search ranks; snippets read from it
 	if worktree {
 		if req.Overlay, err = k.worktreeOverlay(ctx, v.View); err != nil {
 			return nil, fmt.Errorf("--worktree: %w", err)
