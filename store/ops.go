@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -141,7 +142,22 @@ func (d *DB) BlobHead(pv byte, blob SHA) (*BlobMeta, error) {
 		Kind     string            `json:"kind,omitempty"`
 		MinHash  []byte            `json:"mh,omitempty"`
 	}
-	err := d.db.View(func(txn *badger.Txn) error { return getJSON(txn, metaKey(pv, blob), &h) })
+	key := metaKey(pv, blob)
+	err := d.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return item.Value(func(b []byte) error {
+			if err := json.Unmarshal(withoutChunks(b), &h); err != nil {
+				return corrupt("record %s does not decode: %v", keyName(key), err)
+			}
+			return nil
+		})
+	})
 	if err != nil {
 		return nil, fmt.Errorf("metadata of blob %x: %w", blob, err)
 	}
@@ -384,4 +400,95 @@ func (d *DB) Scan(prefix []byte, fn func(key, value []byte) error) error {
 		}
 		return nil
 	})
+}
+
+// withoutChunks returns a BlobMeta record with its top-level "chunks" array
+// replaced by [], for BlobHead. encoding/json validates and walks every
+// byte of its input, and the chunk list is most of a record (a large Go
+// file's runs to 100 KB): in a cold search of Go's source, decoding the
+// heads of the candidates took a third of the CPU (issue 16). Skipping the
+// array here is a plain byte scan. Anything unexpected returns b as it is,
+// for json.Unmarshal to decode (or reject) in full.
+func withoutChunks(b []byte) []byte {
+	const key = `"chunks":`
+	depth, i := 0, 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			if depth == 1 && bytes.HasPrefix(b[i:], []byte(key)) && i+len(key) < len(b) && b[i+len(key)] == '[' {
+				start := i + len(key)
+				end := skipArray(b, start)
+				if end < 0 {
+					return b
+				}
+				out := make([]byte, 0, start+2+len(b)-end)
+				out = append(append(append(out, b[:start]...), "[]"...), b[end:]...)
+				return out
+			}
+			if i = skipString(b, i); i < 0 {
+				return b
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		i++
+	}
+	return b
+}
+
+// skipString returns the index just past the JSON string starting at
+// b[i] (a quote), or -1 if it does not end.
+func skipString(b []byte, i int) int {
+	for i++; ; {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return -1
+		}
+		i += q
+		// The quote ends the string unless an odd number of backslashes
+		// escape it.
+		n := 0
+		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
+// skipArray returns the index just past the array or object starting at
+// b[i], or -1 if it does not end. Strings are most of a chunk list, so it
+// jumps from quote to quote (bytes.IndexByte) and looks at the few bytes
+// between strings one by one.
+func skipArray(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		end := len(b)
+		q := bytes.IndexByte(b[i:], '"')
+		if q >= 0 {
+			end = i + q
+		}
+		for ; i < end; i++ {
+			switch b[i] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		if q < 0 {
+			return -1
+		}
+		if i = skipString(b, i); i < 0 {
+			return -1
+		}
+	}
+	return -1
 }
