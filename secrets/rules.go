@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // RulesVersion changes whenever a rule is added, removed or changed, so
@@ -20,7 +21,8 @@ type rule struct {
 	// keywords are lowercase substrings; the rule runs only on lines
 	// holding one of them (the cheap prefilter).
 	keywords []string
-	re       *regexp.Regexp
+	// re is compiled on first use (lazyRE).
+	re func() *regexp.Regexp
 	// group is the submatch that is the secret (0: the whole match).
 	group int
 	// minEntropy is the Shannon entropy, in bits per byte, the secret
@@ -30,6 +32,15 @@ type rule struct {
 	valid func(v string) bool
 	// file, when set, limits the rule to files whose base name it accepts.
 	file func(base string) bool
+}
+
+// lazyRE compiles src the first time a candidate line needs it. Compiling
+// all the rules took 1-5 ms of every git-kb start (the largest package
+// initialiser), although a command that never reads file text needs none
+// of them and a search's snippets need a few (issue 16). Every rule is
+// compiled by TestRulesCompile, so a bad pattern still fails the tests.
+func lazyRE(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 }
 
 // privateKeyRule names both private key forms: a block over several lines
@@ -58,62 +69,62 @@ var rules = []*rule{
 		keywords: []string{"private key"},
 		// A PEM block written on one line, newlines escaped (JSON, YAML
 		// strings, Go string literals).
-		re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:\\r)?\\n[A-Za-z0-9+/=\\ :,.\-]{32,}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:\\n)?`),
+		re: lazyRE(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:\\r)?\\n[A-Za-z0-9+/=\\ :,.\-]{32,}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:\\n)?`),
 	},
 	{
 		id:       "gcp-service-account-key",
 		keywords: []string{`"private_key"`},
-		re:       regexp.MustCompile(`"private_key"\s*:\s*"([^"]{40,})"`),
+		re:       lazyRE(`"private_key"\s*:\s*"([^"]{40,})"`),
 		group:    1,
 	},
 	{
 		id:       "gcp-private-key-id",
 		keywords: []string{`"private_key_id"`},
-		re:       regexp.MustCompile(`"private_key_id"\s*:\s*"([a-f0-9]{40})"`),
+		re:       lazyRE(`"private_key_id"\s*:\s*"([a-f0-9]{40})"`),
 		group:    1,
 	},
 	{
 		id:       "aws-access-key",
 		keywords: []string{"akia", "asia", "abia", "acca", "a3t"},
 		// Key ids are 20 characters of base32 after a fixed prefix.
-		re:    regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b`),
+		re:    lazyRE(`\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b`),
 		group: 1,
 	},
 	{
 		id:         "aws-secret-key",
 		keywords:   []string{"aws", "secret_access_key", "secretaccesskey", "secret-access-key"},
-		re:         regexp.MustCompile(`(?i)(?:aws.{0,24}?secret|secret[_-]?access[_-]?key).{0,24}?(?:[=:>]|\s)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		re:         lazyRE(`(?i)(?:aws.{0,24}?secret|secret[_-]?access[_-]?key).{0,24}?(?:[=:>]|\s)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 		group:      1,
 		minEntropy: 3.5,
 	},
 	{
 		id:       "azure-storage-key",
 		keywords: []string{"accountkey"},
-		re:       regexp.MustCompile(`(?i)AccountKey["']?\s*[=:]\s*["']?([A-Za-z0-9+/]{86}==)`),
+		re:       lazyRE(`(?i)AccountKey["']?\s*[=:]\s*["']?([A-Za-z0-9+/]{86}==)`),
 		group:    1,
 	},
 	{
 		id:       "azure-shared-access-key",
 		keywords: []string{"sharedaccesskey"},
-		re:       regexp.MustCompile(`(?i)SharedAccessKey\s*=\s*([A-Za-z0-9+/]{42,44}=?)`),
+		re:       lazyRE(`(?i)SharedAccessKey\s*=\s*([A-Za-z0-9+/]{42,44}=?)`),
 		group:    1,
 	},
 	{
 		id:       "azure-sas-token",
 		keywords: []string{"sig="},
-		re:       regexp.MustCompile(`(?i)[?&;]sv=\d{4}-\d\d-\d\d[^\s"'<>]*?[?&;]sig=([A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})`),
+		re:       lazyRE(`(?i)[?&;]sv=\d{4}-\d\d-\d\d[^\s"'<>]*?[?&;]sig=([A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})`),
 		group:    1,
 	},
 	{
 		id:       "azure-client-secret",
 		keywords: []string{"q~"},
-		re:       regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)`),
+		re:       lazyRE(`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)`),
 		group:    1,
 	},
 	{
 		id:       "alibaba-access-key",
 		keywords: []string{"ltai"},
-		re:       regexp.MustCompile(`\b(LTAI[A-Za-z0-9]{12,20})\b`),
+		re:       lazyRE(`\b(LTAI[A-Za-z0-9]{12,20})\b`),
 		group:    1,
 		// A key id mixes cases and digits; an identifier such as
 		// LTAIMPORTANTNOTE does not.
@@ -122,62 +133,62 @@ var rules = []*rule{
 	{
 		id:         "alibaba-secret-key",
 		keywords:   []string{"accesskeysecret", "access_key_secret", "access-key-secret"},
-		re:         regexp.MustCompile(`(?i)access[_-]?key[_-]?secret["']?\s*[:=]\s*["']?([A-Za-z0-9]{30})\b`),
+		re:         lazyRE(`(?i)access[_-]?key[_-]?secret["']?\s*[:=]\s*["']?([A-Za-z0-9]{30})\b`),
 		group:      1,
 		minEntropy: 3.5,
 	},
 	{
 		id:       "github-token",
 		keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re:       regexp.MustCompile(`\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,251})\b`),
+		re:       lazyRE(`\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,251})\b`),
 		group:    1,
 	},
 	{
 		id:       "github-token",
 		keywords: []string{"github_pat_"},
-		re:       regexp.MustCompile(`\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b`),
+		re:       lazyRE(`\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b`),
 		group:    1,
 	},
 	{
 		id:       "gitlab-token",
 		keywords: []string{"glpat-", "glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-", "glimt-"},
-		re:       regexp.MustCompile(`\b(gl(?:pat|ptt|dt|rt|soat|cbt|imt)-[A-Za-z0-9_\-]{20,})`),
+		re:       lazyRE(`\b(gl(?:pat|ptt|dt|rt|soat|cbt|imt)-[A-Za-z0-9_\-]{20,})`),
 		group:    1,
 	},
 	{
 		id:       "slack-token",
 		keywords: []string{"xox", "xapp-"},
-		re:       regexp.MustCompile(`\b(xox[abposre]-[0-9]{6,}-[A-Za-z0-9-]{8,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)`),
+		re:       lazyRE(`\b(xox[abposre]-[0-9]{6,}-[A-Za-z0-9-]{8,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)`),
 		group:    1,
 	},
 	{
 		id:       "slack-webhook",
 		keywords: []string{"hooks.slack.com"},
-		re:       regexp.MustCompile(`(?i)hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_\-]{20,})`),
+		re:       lazyRE(`(?i)hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_\-]{20,})`),
 		group:    1,
 	},
 	{
 		id:       "stripe-key",
 		keywords: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"},
-		re:       regexp.MustCompile(`\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,247}|whsec_[A-Za-z0-9+/]{32,})`),
+		re:       lazyRE(`\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,247}|whsec_[A-Za-z0-9+/]{32,})`),
 		group:    1,
 	},
 	{
 		id:       "openai-api-key",
 		keywords: []string{"t3blbkfj", "sk-proj-", "sk-svcacct-", "sk-admin-", "sk-ant-"},
-		re:       regexp.MustCompile(`\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,})`),
+		re:       lazyRE(`\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,})`),
 		group:    1,
 	},
 	{
 		id:       "google-api-key",
 		keywords: []string{"aiza"},
-		re:       regexp.MustCompile(`\b(AIza[0-9A-Za-z_\-]{35})(?:[^0-9A-Za-z_\-]|$)`),
+		re:       lazyRE(`\b(AIza[0-9A-Za-z_\-]{35})(?:[^0-9A-Za-z_\-]|$)`),
 		group:    1,
 	},
 	{
 		id:       "npm-token",
 		keywords: []string{"npm_"},
-		re:       regexp.MustCompile(`\b(npm_[A-Za-z0-9]{36})\b`),
+		re:       lazyRE(`\b(npm_[A-Za-z0-9]{36})\b`),
 		group:    1,
 	},
 	{
@@ -185,20 +196,20 @@ var rules = []*rule{
 		keywords: []string{"_authtoken", "_auth", "_password"},
 		// .npmrc: //registry/:_authToken=..., _auth=base64(user:pass),
 		// _password=base64(pass).
-		re:    regexp.MustCompile(`(?i)(?:^|[\s:])_(?:authToken|auth|password)\s*=\s*["']?([^\s"'$]{8,})`),
+		re:    lazyRE(`(?i)(?:^|[\s:])_(?:authToken|auth|password)\s*=\s*["']?([^\s"'$]{8,})`),
 		group: 1,
 		valid: notPlaceholder,
 	},
 	{
 		id:       "pypi-token",
 		keywords: []string{"pypi-ageichlwas5vcmc"},
-		re:       regexp.MustCompile(`\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,})`),
+		re:       lazyRE(`\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,})`),
 		group:    1,
 	},
 	{
 		id:       "pypirc-password",
 		keywords: []string{"password"},
-		re:       regexp.MustCompile(`(?i)^\s*password\s*[=:]\s*(\S+)`),
+		re:       lazyRE(`(?i)^\s*password\s*[=:]\s*(\S+)`),
 		group:    1,
 		valid:    notPlaceholder,
 		file:     func(base string) bool { return base == ".pypirc" },
@@ -206,14 +217,14 @@ var rules = []*rule{
 	{
 		id:         "jwt",
 		keywords:   []string{"eyj"},
-		re:         regexp.MustCompile(`\b(eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{10,})`),
+		re:         lazyRE(`\b(eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{10,})`),
 		group:      1,
 		minEntropy: 3.5,
 	},
 	{
 		id:         "bearer-token",
 		keywords:   []string{"bearer"},
-		re:         regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?bearer\s+([A-Za-z0-9._~+/\-]{20,}=*)`),
+		re:         lazyRE(`(?i)\bauthorization["']?\s*[:=]\s*["']?bearer\s+([A-Za-z0-9._~+/\-]{20,}=*)`),
 		group:      1,
 		minEntropy: 3.5,
 	},
@@ -221,7 +232,7 @@ var rules = []*rule{
 		id:       "connection-string-password",
 		keywords: []string{"://"},
 		// scheme://user:password@host
-		re:    regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@"'<>]{1,64}:([^\s@/"'<>]{1,128})@[a-z0-9.\-\[\]_]+`),
+		re:    lazyRE(`(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@"'<>]{1,64}:([^\s@/"'<>]{1,128})@[a-z0-9.\-\[\]_]+`),
 		group: 1,
 		valid: urlPassword,
 	},
@@ -230,7 +241,7 @@ var rules = []*rule{
 		keywords: []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "api_key", "apikey", "api-key",
 			"access_key", "accesskey", "access-key", "auth_key", "authkey", "credential"},
 		// name = value, name: value, name := value, "name": "value", --name=value.
-		re:    regexp.MustCompile(`(?i)(?:^|[^a-z0-9])[a-z0-9_\-]*?(?:password|passwd|pwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)s?[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;&]+)`),
+		re:    lazyRE(`(?i)(?:^|[^a-z0-9])[a-z0-9_\-]*?(?:password|passwd|pwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)s?[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;&]+)`),
 		group: 1,
 		valid: randomValue,
 	},

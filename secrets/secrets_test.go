@@ -199,3 +199,52 @@ func TestIsSecretFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesCompile compiles every rule's pattern, which the package
+// otherwise does only when a line needs it (lazyRE).
+func TestRulesCompile(t *testing.T) {
+	for _, r := range rules {
+		func() {
+			defer func() {
+				if e := recover(); e != nil {
+					t.Errorf("rule %s: %v", r.id, e)
+				}
+			}()
+			if r.re().NumSubexp() < r.group {
+				t.Errorf("rule %s: group %d, but the pattern has %d", r.id, r.group, r.re().NumSubexp())
+			}
+		}()
+	}
+}
+
+// RedactLineRange gives the lines RedactText gives, for every range of
+// lines of every corpus case, of all the cases as one file (private key
+// blocks among other secrets), and with a rule allowed.
+func TestRedactLineRangeMatchesRedactText(t *testing.T) {
+	cases := append(loadCases(t, "found.txt"), loadCases(t, "clean.txt")...)
+	var all []string
+	for _, c := range cases {
+		all = append(all, c.text)
+	}
+	cases = append(cases, testCase{file: "all.env", text: strings.Join(all, "\n")}, testCase{file: "all.env", text: strings.TrimSuffix(strings.Join(all, "\n"), "\n")})
+	allowed := &Policy{allowRules: map[string]bool{"password-assignment": true}}
+	for _, p := range []*Policy{nil, allowed} {
+		for _, c := range cases {
+			want := strings.Split(p.RedactText(c.file, c.text), "\n")
+			n := len(want)
+			step := max(1, n/40) // the joined file: a sample of ranges
+			for from := 0; from < n; from += step {
+				for to := from + 1; to <= n+1; to += step {
+					got := p.RedactLineRange(c.file, c.text, from, to)
+					w := want[from:min(to, n)]
+					if strings.Join(got, "\n") != strings.Join(w, "\n") || len(got) != len(w) {
+						t.Fatalf("%s lines %d-%d:\ngot  %q\nwant %q", c.file, from, to, got, w)
+					}
+				}
+			}
+		}
+	}
+	if got := (*Policy)(nil).RedactLineRange("a", "x\ny", 3, 5); got != nil {
+		t.Fatalf("range past the end: %q", got)
+	}
+}
