@@ -59,14 +59,38 @@ func (v *View) Close() {
 // in, with Stale saying why.
 func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View, error) {
 	repo := k.Repo
-	commit, tree, err := repo.Resolve(ctx, rev)
-	if err != nil {
-		return nil, err
+	var commit, tree gitx.Hash
+	// HEAD's commit from the refs, and its tree from the index's record of
+	// it: a search of an indexed HEAD reads no git object (HeadCommit).
+	head, fast := repo.HeadCommit(rev)
+	if !fast {
+		var err error
+		if commit, tree, err = repo.Resolve(ctx, rev); err != nil {
+			return nil, err
+		}
 	}
 	note := k.opt.note
 	ro := store.Options{ReadOnly: true, Wait: LockWait, OnWait: func() { note("waiting for the indexer to finish writing...") }}
 	for attempt := 0; ; attempt++ {
 		db, err := store.Open(ctx, index.DBDir(repo), ro)
+		if fast {
+			fast = false
+			known := false
+			if err == nil {
+				if ref, rerr := db.Ref(head); rerr == nil && ref.Commit == head {
+					commit, tree, known = ref.Commit, ref.Tree, true
+				}
+			}
+			if !known {
+				var rerr error
+				if commit, tree, rerr = repo.Resolve(ctx, rev); rerr != nil {
+					if err == nil {
+						db.Close()
+					}
+					return nil, rerr
+				}
+			}
+		}
 		var view *store.View
 		if err == nil {
 			view, err = db.View(index.PipelineVersion, tree)

@@ -171,6 +171,24 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (commit, tree Hash, err 
 	return c.Hash, c.TreeHash, nil
 }
 
+// HeadCommit returns the commit HEAD points at, from the refs alone (no
+// object is read), when rev is HEAD (or empty); ok is false for any other
+// rev, or an unborn HEAD. Git only lets HEAD and branches point at
+// commits, so this is what Resolve would return, without its commit read:
+// go-git decodes the whole pack index to find one object, the largest cost
+// of opening a search's view on Go's source (issue 16). The tree then
+// comes from the index's record of that commit, if it has one.
+func (r *Repo) HeadCommit(rev string) (commit Hash, ok bool) {
+	if rev != "" && rev != "HEAD" {
+		return Hash{}, false
+	}
+	ref, err := r.repo.Reference(plumbing.HEAD, true)
+	if err != nil || ref.Type() != plumbing.HashReference || ref.Hash().IsZero() {
+		return Hash{}, false
+	}
+	return ref.Hash(), true
+}
+
 // notACommit explains a revision that does not peel to a commit: either
 // it names nothing, or it names a blob or a tree (a SHA copied from
 // git ls-tree or a search result's "blob"), which deserves saying.
