@@ -18,6 +18,7 @@ Usage:
   cold_search.py --new BIN --corpus DIR=FILE.jsonl [--corpus DIR=FILE.jsonl ...]
                  [--old BIN] [--no-grep] [--rounds 5]
                  [--old-flags '...'] [--new-flags '--no-expand']
+                 [--old-env NAME=VALUE] [--new-env GOGC=400]
 
 Example (issue 16's cold-start target, both corpora):
   bench/cold_search.py --new /tmp/kb/git-kb --rounds 5 \\
@@ -32,16 +33,19 @@ def cpu():
     return r.ru_utime + r.ru_stime
 
 
-def run(args, repo):
+def run(args, repo, env=None):
     """Wall time and CPU time (user+sys) of one process, in ms, and the process."""
     t, c = time.perf_counter(), cpu()
-    p = subprocess.run(args, cwd=repo, capture_output=True)
+    p = subprocess.run(args, cwd=repo, capture_output=True, env=env)
     return ((time.perf_counter() - t) * 1000, (cpu() - c) * 1000), p
 
 
-def kb_search(kb, flags):
+def kb_search(kb, flags, env):
+    if os.sep in kb:
+        kb = os.path.abspath(kb)  # each search runs in its repository
+    env = dict(os.environ, **dict(e.split("=", 1) for e in env)) if env else None
     def once(repo, q):
-        m, p = run([kb, "search", "--json", "-q", "-n", "10", *flags, q], repo)
+        m, p = run([kb, "search", "--json", "-q", "-n", "10", *flags, q], repo, env)
         if p.returncode:
             raise SystemExit(f"{kb} search {q!r}: exit {p.returncode}: {p.stderr.decode()}")
         return m
@@ -111,6 +115,8 @@ def main():
     ap.add_argument("--no-grep", action="store_true", help="leave git grep out")
     ap.add_argument("--old-flags", default="")
     ap.add_argument("--new-flags", default="")
+    ap.add_argument("--old-env", action="append", default=[], metavar="NAME=VALUE", help="environment of the old binary's searches")
+    ap.add_argument("--new-env", action="append", default=[], metavar="NAME=VALUE")
     a = ap.parse_args()
     corpora = []
     if a.repo:
@@ -120,9 +126,9 @@ def main():
         corpora.append((d, fs.split(",")))
     if not corpora:
         ap.error("give --repo DIR --queries FILE, or --corpus DIR=FILE")
-    contenders = [("new", kb_search(a.new, a.new_flags.split()))]
+    contenders = [("new", kb_search(a.new, a.new_flags.split(), a.new_env))]
     if a.old:
-        contenders.append(("old", kb_search(a.old, a.old_flags.split())))
+        contenders.append(("old", kb_search(a.old, a.old_flags.split(), a.old_env)))
     if not a.no_grep:
         contenders.append(("grep", git_grep))
     for repo, files in corpora:
