@@ -104,6 +104,7 @@ Examples:
 			worktreeFlag,
 		}, searchRequestFlags()...),
 		Action: func(c *cli.Context) error {
+			engine.LighterGC()
 			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
 			if query == "" {
 				return usagef("search needs a QUERY, e.g. git kb search \"发布失败后如何回滚\"")
