@@ -21,23 +21,15 @@ Usage: scale.py --kb PATH [--n 1 2 4 8] [--queries FILE.jsonl] [--work DIR]
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import du  # noqa: E402  (bench.py runs nothing on import)
+
 ENV = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="b@example.invalid",
            GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="b@example.invalid")
 
 
 def sh(args, cwd, check=True):
     return subprocess.run(args, cwd=cwd, env=ENV, check=check, capture_output=True, text=True)
-
-
-def du(path):
-    total = 0
-    for root, _, files in os.walk(path):
-        for f in files:
-            try:
-                total += os.lstat(os.path.join(root, f)).st_blocks * 512
-            except FileNotFoundError:
-                pass
-    return total
 
 
 def is_text(path):
