@@ -442,24 +442,22 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 				tf += fieldWeight[f] * float64(p.TF[f])
 			}
 			sc := w * tf * (k1 + 1) / (tf + k1)
+			// A word or translation of a concept is also recorded there;
+			// a translation then adds only through the concept's gain.
+			inConcept := cs.add(li, p.Chunk, sc)
 			switch {
-			case cs != nil && cs.add(li, p.Chunk, sc):
-				if !isExp {
-					scores[p.Chunk] += sc
-					cov[p.Chunk] += w
-				}
 			case isExp:
-				exp[p.Chunk] += sc
+				if !inConcept {
+					exp[p.Chunk] += sc
+				}
 			case tp.term.from == "":
 				scores[p.Chunk] += sc
 				cov[p.Chunk] += w
 			default:
 				scores[p.Chunk] += sc
 			}
-			if cb := cs.matchedBit(li); cb != 0 {
-				st.matched[p.Chunk] |= cb
-			} else if bit != 0 {
-				st.matched[p.Chunk] |= bit
+			if b := bit | cs.matchedBit(li); b != 0 {
+				st.matched[p.Chunk] |= b
 			}
 			ff.add(p)
 		}
@@ -472,20 +470,21 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	// user's words already found, so they fall to expandNeedFloor; when
 	// none has any, they count in full. This keeps a result with the
 	// user's words from being pushed out by one with only translations.
-	if expanded && total > 0 {
+	// With the concept lever, translations add what they bring beyond
+	// their word's own evidence instead (conceptScores).
+	switch {
+	case cs != nil:
+		for _, c := range touched {
+			scores[c] += cs.gain(c)
+		}
+	case expanded && total > 0:
 		best := 0.0
 		for _, c := range touched {
 			best = max(best, cov[c])
 		}
 		need := max(expandNeedFloor, math.Pow(max(0, 1-best/total), expandNeedPower))
-		if cs != nil {
-			need = 1
-		}
 		for _, c := range touched {
 			scores[c] += need * exp[c]
-			if cs != nil {
-				scores[c] += cs.gain(c)
-			}
 		}
 	}
 	ff.finish()
@@ -860,21 +859,22 @@ var changelogWords = map[string]bool{
 // asksForChangelog reports whether the user's words ask for release
 // notes: a release word, or a version number (7.5, v1.2.0).
 func (q *query) asksForChangelog() bool {
-	for _, t := range q.terms {
-		if t.from == "" && (changelogWords[t.term] || versioned.MatchString(t.term)) {
-			return true
-		}
-	}
-	return false
+	return q.asksFor(func(w string) bool { return changelogWords[w] || versionTerm.MatchString(w) })
 }
 
-// versioned matches a version number among the query's terms.
-var versioned = regexp.MustCompile(`^v?[0-9]+\.[0-9]+`)
+// versionTerm matches a version number among the query's terms.
+var versionTerm = regexp.MustCompile(`^v?[0-9]+\.[0-9]+`)
 
 // asksForTests reports whether the user's words ask for tests or examples.
 func (q *query) asksForTests() bool {
+	return q.asksFor(func(w string) bool { return testWords[w] })
+}
+
+// asksFor reports whether one of the user's own words (not an added one)
+// satisfies is.
+func (q *query) asksFor(is func(string) bool) bool {
 	for _, t := range q.terms {
-		if t.from == "" && testWords[t.term] {
+		if t.from == "" && is(t.term) {
 			return true
 		}
 	}
