@@ -42,6 +42,7 @@ const (
 	LeverDedup    = "dedup"    // fold near-duplicate files into one result
 	LeverFile     = "file"     // add the whole file's BM25F to its chunks' evidence
 	LeverConcept  = "concept"  // a word and its translations count once, as their best
+	LeverName     = "name"     // scale a file by how much of the question its name says
 )
 
 // Levers lists the levers and whether each is on by default. Coverage is
@@ -49,7 +50,7 @@ const (
 // questions and cost the docs and the others more (see README). Concept
 // is on: MRR@10 on all dev sets (shared + testdata/eval) polaris .449 →
 // .554, Go source .666 → .681, docs .711 → .709.
-var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true}
+var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true}
 
 // on says whether a lever is on for this request.
 func (req Request) on(lever string) bool {
@@ -211,7 +212,7 @@ type PriorFactor struct {
 // Explain is why a file scored what it did (lexical mode; in hybrid mode
 // the chunk score is the fused one and coverage is not applied):
 //
-//	score = (best_chunk + support + file) x coverage_factor x priors
+//	score = (best_chunk + support + file) x coverage_factor x name_factor x priors
 type Explain struct {
 	BestChunk         float64       `json:"best_chunk"`         // BM25F of the best chunk (fused score in hybrid)
 	Support           float64       `json:"support"`            // what the file's next best chunks add
@@ -220,6 +221,8 @@ type Explain struct {
 	Coverage          float64       `json:"coverage,omitempty"` // IDF-weighted share of the query's terms in the file
 	BestChunkCoverage float64       `json:"best_chunk_coverage,omitempty"`
 	CoverageFactor    float64       `json:"coverage_factor,omitempty"`
+	NameCoverage      float64       `json:"name_coverage,omitempty"` // share of the question the file's base name says
+	NameFactor        float64       `json:"name_factor,omitempty"`
 	Matched           []string      `json:"matched,omitempty"` // query terms found in the file
 	Missing           []string      `json:"missing,omitempty"` // query terms found elsewhere, not here
 	Priors            []PriorFactor `json:"priors,omitempty"`

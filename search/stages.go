@@ -29,6 +29,7 @@ import (
 //	fuse       []hit + dense side -> []hit (RRF or DBSF; lexical mode skips it)
 //	filter     []hit              -> []hit (query operators: -x, "phrase", tag:, @@Sym)
 //	group      []hit              -> []*fileHits (a file's best chunks)
+//	names      []*fileHits        -> []*fileHits (file-name evidence; filename.go)
 //	priors     []*fileHits        -> []*fileHits (doc health, file kind; reordered)
 //	render     []*fileHits        -> Response.Results (snippets, citations)
 //	related    Response           -> Response (--related)
@@ -126,6 +127,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		fileScores = stats.file
 	}
 	files := group(req.View, hits, cov, fileScores)
+	if req.on(LeverName) {
+		weighNames(nameConcepts(q, cands), files)
+	}
 	if err := s.priors(req, q, files); err != nil {
 		return nil, err
 	}
@@ -676,6 +680,7 @@ type fileHits struct {
 	best, support float64 // best chunk's score; what the next ones add
 	fileBM25      float64 // the whole file's BM25F (lexicalStats.file)
 	cov, bestCov  float64 // query coverage of the file and of its best chunk (-1: not measured)
+	nameCov       float64 // share of the question its base name says (filename.go)
 	mask          uint64  // query terms the file matched
 	priors        []PriorFactor
 	alsoAt        []string // near-duplicates folded into this file (collapse)
@@ -1022,6 +1027,9 @@ func (f *fileHits) explain(st *lexicalStats) *Explain {
 	if f.cov >= 0 {
 		x.Coverage, x.BestChunkCoverage = r4(f.cov), r4(f.bestCov)
 		x.CoverageFactor = r4(math.Pow(f.cov, coverageExp))
+	}
+	if f.nameCov > 0 {
+		x.NameCoverage, x.NameFactor = r4(f.nameCov), r4(1+nameWeight*f.nameCov)
 	}
 	if st != nil {
 		var mask uint64

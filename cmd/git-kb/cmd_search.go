@@ -181,7 +181,7 @@ func searchRequestFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "prf", Usage: "pseudo-relevance feedback: add the words the best matches share, and rank again (RM3)"},
 		&cli.BoolFlag{Name: "no-priors", Usage: "no demotion of tests, examples and data tables (as kb.priors false)"},
 		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
-		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, -file, -hub, -dedup, -concept (comma-separated)"},
+		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, -file, -hub, -dedup, -concept, -name (comma-separated)"},
 	}
 }
 
@@ -298,6 +298,9 @@ func printExplain(e env, x *search.Explain) {
 	line := fmt.Sprintf("score %.4g = (best chunk %.4g + %d other chunks %.4g + whole file %.4g)", x.Score, x.BestChunk, x.Chunks-1, x.Support, x.File)
 	if x.CoverageFactor > 0 {
 		line += fmt.Sprintf(" x coverage %.2f (best chunk alone %.2f)", x.CoverageFactor, x.BestChunkCoverage)
+	}
+	if x.NameFactor > 0 {
+		line += fmt.Sprintf(" x name %.3g (its name says %.0f%% of the question)", x.NameFactor, 100*x.NameCoverage)
 	}
 	for _, p := range x.Priors {
 		line += fmt.Sprintf(" x %s %g", p.Name, p.Factor)

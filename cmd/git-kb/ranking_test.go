@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,4 +194,53 @@ func TestPolarisDevFloor(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// TestFileNameEvidence: a Chinese question about a job whose code says
+// it only in English, and only the file's name says it whole, ranks that
+// file above one whose Chinese comment shares the question's common
+// words; --explain shows the name factor, and --ranking -name measures
+// the search without it.
+func TestFileNameEvidence(t *testing.T) {
+	dir := gittest.New(t, map[string]string{
+		"admin/job/delete_empty_service.go": `package job
+
+// execute removes the services that have had no instance for longer than
+// the configured timeout.
+func (j *deleteEmptyServiceJob) execute() {
+	for name, since := range j.emptyServices {
+		if time.Since(since) > j.cfg.Timeout {
+			j.storage.DeleteService(name)
+		}
+	}
+}
+`,
+		"cache/role.go": `package cache
+
+// 没有任何成员的角色从缓存里清理掉，清理后没有访问时重新加载。
+func (c *roleCache) clean() {
+	for id, r := range c.roles {
+		if len(r.Members) == 0 {
+			delete(c.roles, id)
+		}
+	}
+}
+`,
+	})
+	const q = "没有任何实例的空服务会被定期清理吗"
+	r := searchJSON(t, dir, "--explain", q)
+	if got := paths(r); len(got) < 2 || got[0] != "admin/job/delete_empty_service.go" {
+		t.Fatalf("%s: %v; want the job named for it first", q, got)
+	}
+	x := r.Results[0].Explain
+	if x == nil || x.NameCoverage <= 0 || math.Abs(x.NameFactor-(1+0.2*x.NameCoverage)) > 1e-3 {
+		t.Fatalf("explain of the first result: %+v; want its name's share of the question and factor", x)
+	}
+	if got := paths(searchJSON(t, dir, "--ranking", "-name", q)); len(got) < 2 || got[0] != "cache/role.go" {
+		t.Errorf("--ranking -name: %v; want the Chinese comment first without name evidence (else this test shows nothing)", got)
+	}
+	out, _, _ := kb(t, dir, "search", "--explain", q)
+	if !strings.Contains(out, "x name 1.") {
+		t.Errorf("human --explain lacks the name factor:\n%s", out)
+	}
 }

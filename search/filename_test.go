@@ -1,0 +1,76 @@
+package search
+
+import (
+	"testing"
+
+	"github.com/git-kb/git-kb/store"
+)
+
+func TestNameWords(t *testing.T) {
+	for p, want := range map[string][]string{
+		"admin/job/delete_empty_service.go": {"delete", "empty", "service"},
+		"identify-expensive-queries.md":     {"identify", "expensive", "query"},
+		"net/http/ReadHeader.go":            {"read", "header"},
+		"docs/归档说明.md":                      {"归档", "说明"},
+		"Makefile":                          {"makefile"},
+		"syscall/zerrors_linux_amd64.go":    {"zerror", "linux"},
+	} {
+		got := nameWords(p)
+		for _, w := range want {
+			if !got[w] {
+				t.Errorf("nameWords(%q) = %v, lacks %q", p, got, w)
+			}
+		}
+		for _, dir := range []string{"admin", "job", "net", "http", "docs", "store", "go", "md"} {
+			if got[dir] {
+				t.Errorf("nameWords(%q) holds %q: a directory or extension is not the name", p, dir)
+			}
+		}
+	}
+}
+
+func TestNameCoverage(t *testing.T) {
+	// 没有任何实例的空服务会被定期清理吗, analyzed and expanded as search does.
+	q := &query{terms: []queryTerm{
+		{term: "没有", weight: 1}, {term: "实例", weight: 1}, {term: "空", weight: 1},
+		{term: "服务", weight: 1}, {term: "定期", weight: 1}, {term: "清理", weight: 1},
+		{term: "instance", weight: 0.8, from: "实例"}, {term: "empty", weight: 0.8, from: "空"},
+		{term: "service", weight: 0.8, from: "服务"}, {term: "cleanup", weight: 0.8, from: "清理"},
+		{term: "periodically", weight: 0.8, from: "定期"},
+		{term: "job", weight: 0.3, from: feedbackFrom},
+	}}
+	c := &lexicalCandidates{}
+	for _, w := range []string{"没有", "实例", "空", "服务", "清理", "instance", "empty", "service", "cleanup", "job"} {
+		c.lists = append(c.lists, termPostings{term: queryTerm{term: w}, ps: []store.Posting{{Chunk: 1}}})
+	}
+	concepts := nameConcepts(q, c)
+	// 定期 and periodically are in no file: the question is not held
+	// against a name for them. Feedback's job is not a concept.
+	if len(concepts) != 5 {
+		t.Fatalf("concepts %v, want 没有 实例 空 服务 清理", concepts)
+	}
+	for _, tc := range []struct {
+		path string
+		want float64
+	}{
+		{"admin/job/delete_empty_service.go", 2.0 / 5}, // empty, service
+		{"service/instance_cleanup.go", 2.0 / 5},       // instance, cleanup: not its directory
+		{"admin/job/job.go", 0},                        // a feedback word is not the question
+		{"cache/role.go", 0},
+	} {
+		if got := nameCoverage(concepts, nameWords(tc.path)); got != tc.want {
+			t.Errorf("nameCoverage(%s) = %.3f, want %.3f", tc.path, got, tc.want)
+		}
+	}
+
+	// The stage reorders by the scaled scores and leaves unnamed files be.
+	entries := []store.ViewEntry{{Path: "cache/role.go"}, {Path: "admin/job/delete_empty_service.go"}, {Path: "service/service.go"}}
+	files := []*fileHits{{entry: &entries[0], score: 10}, {entry: &entries[1], score: 9.5}, {entry: &entries[2], score: 8}}
+	weighNames(concepts, files)
+	if files[0].entry.Path != "admin/job/delete_empty_service.go" || files[0].score != 9.5*(1+nameWeight*2/5) {
+		t.Errorf("first %s %.3f; want delete_empty_service.go scaled by its name", files[0].entry.Path, files[0].score)
+	}
+	if files[1].entry.Path != "cache/role.go" || files[1].score != 10 || files[1].nameCov != 0 {
+		t.Errorf("second %s %.3f; want cache/role.go unchanged", files[1].entry.Path, files[1].score)
+	}
+}
