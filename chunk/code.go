@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Lang names a file's language from its name.
@@ -57,7 +58,7 @@ func splitGo(text string) Doc {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", text, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
-		return splitByDecls(text, declPatterns["go"])
+		return splitByDecls(text, declPatterns()["go"])
 	}
 	ls := lines(text)
 	var decls []decl
@@ -186,17 +187,19 @@ func firstCodeLine(ls []string) string {
 
 // declPatterns match a line that starts a declaration; the last non-empty
 // submatch is the declared name.
-var declPatterns = map[string]*regexp.Regexp{
-	"go":         regexp.MustCompile(`^(?:func\s+(?:\([^)]*\)\s*)?(\w+)|type\s+(\w+)|var\s+(\w+)|const\s+(\w+))`),
-	"python":     regexp.MustCompile(`^(?:async\s+def\s+(\w+)|def\s+(\w+)|class\s+(\w+))|^    (?:async\s+)?def\s+(\w+)`),
-	"javascript": regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?\s*(\w+)|class\s+(\w+)|(?:const|let|var)\s+(\w+)\s*=)`),
-	"typescript": regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?\s*(\w+)|class\s+(\w+)|interface\s+(\w+)|type\s+(\w+)\s*[=<]|enum\s+(\w+)|(?:const|let|var)\s+(\w+)\s*[:=])`),
-	"java":       regexp.MustCompile(`^\s{0,4}(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|sealed|open|data|internal|override|suspend)\s+)*(?:class|interface|enum|record|object|fun)\s+(\w+)|^\s{2,4}(?:(?:public|private|protected|static|final|abstract|synchronized)\s+)+[\w<>\[\],\s]+\s+(\w+)\s*\(`),
-	"rust":       regexp.MustCompile(`^\s{0,4}(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:unsafe\s+)?(?:fn|struct|enum|trait|mod|type|const|static|macro_rules!)\s+(\w+)|^impl(?:<[^>]*>)?\s+([\w:]+)`),
-	"c":          regexp.MustCompile(`^(?:(?:static|inline|extern|const|unsigned|signed|struct|enum|virtual)\s+)*[A-Za-z_][\w:<>,\s\*&]*?[\s\*&]+\**([A-Za-z_][\w:~]*)\s*\([^;]*$|^(?:typedef\s+)?(?:struct|class|enum|union|namespace)\s+(\w+)|^#define\s+(\w+)`),
-	"shell":      regexp.MustCompile(`^(?:function\s+([\w-]+)|([\w-]+)\s*\(\)\s*\{?)`),
-	"sql":        regexp.MustCompile(`(?i)^\s*create\s+(?:or\s+replace\s+)?(?:temporary\s+)?(?:unique\s+)?(?:table|view|index|function|procedure|trigger|sequence|type|materialized\s+view)\s+(?:if\s+not\s+exists\s+)?([\w\.` + "`" + `"]+)`),
-}
+var declPatterns = sync.OnceValue(func() map[string]*regexp.Regexp {
+	return map[string]*regexp.Regexp{
+		"go":         regexp.MustCompile(`^(?:func\s+(?:\([^)]*\)\s*)?(\w+)|type\s+(\w+)|var\s+(\w+)|const\s+(\w+))`),
+		"python":     regexp.MustCompile(`^(?:async\s+def\s+(\w+)|def\s+(\w+)|class\s+(\w+))|^    (?:async\s+)?def\s+(\w+)`),
+		"javascript": regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?\s*(\w+)|class\s+(\w+)|(?:const|let|var)\s+(\w+)\s*=)`),
+		"typescript": regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?\s*(\w+)|class\s+(\w+)|interface\s+(\w+)|type\s+(\w+)\s*[=<]|enum\s+(\w+)|(?:const|let|var)\s+(\w+)\s*[:=])`),
+		"java":       regexp.MustCompile(`^\s{0,4}(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|sealed|open|data|internal|override|suspend)\s+)*(?:class|interface|enum|record|object|fun)\s+(\w+)|^\s{2,4}(?:(?:public|private|protected|static|final|abstract|synchronized)\s+)+[\w<>\[\],\s]+\s+(\w+)\s*\(`),
+		"rust":       regexp.MustCompile(`^\s{0,4}(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:unsafe\s+)?(?:fn|struct|enum|trait|mod|type|const|static|macro_rules!)\s+(\w+)|^impl(?:<[^>]*>)?\s+([\w:]+)`),
+		"c":          regexp.MustCompile(`^(?:(?:static|inline|extern|const|unsigned|signed|struct|enum|virtual)\s+)*[A-Za-z_][\w:<>,\s\*&]*?[\s\*&]+\**([A-Za-z_][\w:~]*)\s*\([^;]*$|^(?:typedef\s+)?(?:struct|class|enum|union|namespace)\s+(\w+)|^#define\s+(\w+)`),
+		"shell":      regexp.MustCompile(`^(?:function\s+([\w-]+)|([\w-]+)\s*\(\)\s*\{?)`),
+		"sql":        regexp.MustCompile(`(?i)^\s*create\s+(?:or\s+replace\s+)?(?:temporary\s+)?(?:unique\s+)?(?:table|view|index|function|procedure|trigger|sequence|type|materialized\s+view)\s+(?:if\s+not\s+exists\s+)?([\w\.` + "`" + `"]+)`),
+	}
+})
 
 // splitByDecls finds declaration lines by pattern and attaches the comment
 // lines just above each declaration to it.

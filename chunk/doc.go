@@ -47,7 +47,7 @@ func Split(path, text string) Doc {
 	case "go":
 		d = splitGo(text)
 	default:
-		if p, ok := declPatterns[lang]; ok {
+		if p, ok := declPatterns()[lang]; ok {
 			d = splitByDecls(text, p)
 		} else {
 			d = Doc{Chunks: windows(lines(text), 0, "")}

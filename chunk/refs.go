@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"net/url"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -21,14 +20,14 @@ type Import struct {
 }
 
 var (
-	mdInlineLink = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
-	mdRefLink    = regexp.MustCompile(`(?m)^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$`)
-	pyImport     = regexp.MustCompile(`^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)`)
-	pyFrom       = regexp.MustCompile(`^\s*from\s+(\.*[\w.]*)\s+import\s+`)
-	jsImport     = regexp.MustCompile(`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]`)
-	cInclude     = regexp.MustCompile(`^\s*#\s*include\s*"([^"]+)"`)
-	rustMod      = regexp.MustCompile(`^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;`)
-	javaImport   = regexp.MustCompile(`^\s*import\s+(?:static\s+)?([\w.]+)\s*;`)
+	mdInlineLink = lazyRE(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	mdRefLink    = lazyRE(`(?m)^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$`)
+	pyImport     = lazyRE(`^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)`)
+	pyFrom       = lazyRE(`^\s*from\s+(\.*[\w.]*)\s+import\s+`)
+	jsImport     = lazyRE(`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]`)
+	cInclude     = lazyRE(`^\s*#\s*include\s*"([^"]+)"`)
+	rustMod      = lazyRE(`^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;`)
+	javaImport   = lazyRE(`^\s*import\s+(?:static\s+)?([\w.]+)\s*;`)
 )
 
 // Imports lists what a file of language lang refers to. Only references
@@ -50,9 +49,9 @@ func Imports(lang, text string) []Import {
 		}
 		switch lang {
 		case "python":
-			if m := pyFrom.FindStringSubmatch(line); m != nil {
+			if m := pyFrom().FindStringSubmatch(line); m != nil {
 				add(m[1], "")
-			} else if m := pyImport.FindStringSubmatch(line); m != nil {
+			} else if m := pyImport().FindStringSubmatch(line); m != nil {
 				for _, part := range strings.Split(m[1], ",") {
 					f := strings.Fields(part)
 					alias := ""
@@ -63,19 +62,19 @@ func Imports(lang, text string) []Import {
 				}
 			}
 		case "javascript", "typescript":
-			for _, m := range jsImport.FindAllStringSubmatch(line, -1) {
+			for _, m := range jsImport().FindAllStringSubmatch(line, -1) {
 				add(m[1], "")
 			}
 		case "c":
-			if m := cInclude.FindStringSubmatch(line); m != nil {
+			if m := cInclude().FindStringSubmatch(line); m != nil {
 				add(m[1], "")
 			}
 		case "rust":
-			if m := rustMod.FindStringSubmatch(line); m != nil {
+			if m := rustMod().FindStringSubmatch(line); m != nil {
 				add(m[1], "")
 			}
 		case "java":
-			if m := javaImport.FindStringSubmatch(line); m != nil {
+			if m := javaImport().FindStringSubmatch(line); m != nil {
 				add(m[1], "")
 			}
 		}
@@ -140,10 +139,10 @@ func markdownLinks(text string) []Import {
 			continue
 		}
 		var specs []string
-		for _, m := range mdInlineLink.FindAllStringSubmatch(line, -1) {
+		for _, m := range mdInlineLink().FindAllStringSubmatch(line, -1) {
 			specs = append(specs, m[1])
 		}
-		if m := mdRefLink.FindStringSubmatch(line); m != nil {
+		if m := mdRefLink().FindStringSubmatch(line); m != nil {
 			specs = append(specs, m[1])
 		}
 		for _, s := range specs {
@@ -180,7 +179,7 @@ type Call struct {
 }
 
 var (
-	callPattern  = regexp.MustCompile(`(?:\b([A-Za-z_]\w*)\s*(?:\.|::|->)\s*)?\b([A-Za-z_]\w*)\s*\(`)
+	callPattern  = lazyRE(`(?:\b([A-Za-z_]\w*)\s*(?:\.|::|->)\s*)?\b([A-Za-z_]\w*)\s*\(`)
 	callKeywords = setOf(`if for while switch return func def fn function catch sizeof typeof new delete
 		print println printf elif else and or not in is lambda yield await async assert with try except raise
 		super self this match case when do until unless loop defer go select range make len cap append copy
@@ -216,7 +215,7 @@ func Calls(lang, text string) []Call {
 		if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") && lang != "c" || strings.HasPrefix(t, "*") {
 			continue
 		}
-		for _, m := range callPattern.FindAllStringSubmatch(line, -1) {
+		for _, m := range callPattern().FindAllStringSubmatch(line, -1) {
 			q := m[1]
 			if q == "self" || q == "this" {
 				q = ""
