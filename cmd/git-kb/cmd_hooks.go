@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,14 +20,6 @@ import (
 )
 
 func hooksCommand(e env) *cli.Command {
-	hooksDir := func(c *cli.Context) (*gitx.Repo, string, error) {
-		repo, err := openRepo(e)
-		if err != nil {
-			return nil, "", err
-		}
-		dir, err := repo.HooksDir(c.Context)
-		return repo, dir, err
-	}
 	return &cli.Command{
 		Name:  "hooks",
 		Usage: "keep the index current with git hooks (install, uninstall, status)",
@@ -58,153 +51,14 @@ hooks vanish later, search and status say so once and doctor warns.`,
 				Usage: "install the hooks (chaining any existing ones; per-user unless --shared)",
 				Flags: []cli.Flag{&cli.BoolFlag{Name: "shared", Usage: "add our hooks, with no machine path, to the team's tracked files (husky, a core.hooksPath folder, lefthook.yml, .pre-commit-config.yaml) for the team to commit"}},
 				Action: func(c *cli.Context) error {
-					repo, dir, err := hooksDir(c)
-					if err != nil {
-						return err
-					}
-					if repo.WorkTree == "" {
-						return fmt.Errorf("hooks install: %s is a bare repository: nothing is checked out, committed or merged in it, so these hooks would never run; keep its index current with git kb index (from cron, or a post-receive hook you write)", repo.CommonDir)
-					}
-					exe, err := os.Executable()
-					if err != nil {
-						return err
-					}
-					if exe, err = filepath.EvalSymlinks(exe); err != nil {
-						return err
-					}
-					s := hooks.Detect(dir, repo.WorkTree)
-					in := &hooks.Installed{At: time.Now().UTC(), Kind: s.Kind}
-					if prev := hooks.ReadInstalled(repo.KBDir()); prev != nil {
-						in.Exclude, in.ExclIn = prev.Exclude, prev.ExclIn // replaced, not added twice
-						// A block --shared added stays ours to remove, and so do
-						// hooks lefthook added for us, whatever this install does.
-						in.TeamFile, in.TeamBlock = prev.TeamFile, prev.TeamBlock
-						if prev.Kind == s.Kind {
-							in.Added = prev.Added
-						}
-					}
-					var did []string
-					switch s.Kind {
-					case hooks.KindHusky, hooks.KindTeam:
-						if s.Kind == hooks.KindHusky {
-							// An older git-kb wrote into husky's _ folder: take that out.
-							d, err := hooks.Uninstall(s.HooksDir)
-							if err != nil {
-								return err
-							}
-							for _, x := range d {
-								if !strings.Contains(x, "not ours") {
-									did = append(did, x)
-								}
-							}
-						}
-						var d []string
-						d, err = hooks.InstallTeam(s, hooks.TeamOptions{
-							Exe: exe, Shared: c.Bool("shared"), Exclude: repo.InfoExclude(),
-							Tracked: func(p string) bool { return repo.Tracked(c.Context, p) },
-						}, in)
-						did = append(did, d...)
-					case hooks.KindLefthook:
-						// Ours in .git/hooks (an earlier install) would be moved aside by lefthook.
-						if _, err := hooks.Uninstall(dir); err != nil {
-							return err
-						}
-						if c.Bool("shared") {
-							did, err = hooks.InstallLefthookShared(s, in)
-						} else {
-							did, err = hooks.InstallLefthook(s, exe, repo.InfoExclude(), in)
-						}
-					case hooks.KindPreCommit:
-						// Ours in .git/hooks work now; --shared also gives the team
-						// a repo: local hook, which works once each member runs
-						// pre-commit install for those hook types.
-						if c.Bool("shared") {
-							var d string
-							if d, err = hooks.SharePreCommit(repo.WorkTree, in); err != nil {
-								return err
-							}
-							did = append(did, d)
-						}
-						var d []string
-						d, err = hooks.Install(dir, exe)
-						did = append(did, d...)
-						for _, n := range hooks.Names {
-							in.Scripts = append(in.Scripts, filepath.Join(dir, n))
-						}
-					default:
-						if c.Bool("shared") {
-							return usagef("--shared adds a line to hook files kept in the work tree (husky, core.hooksPath); here git runs hooks from %s, which is per-user already", dir)
-						}
-						did, err = hooks.Install(dir, exe)
-						for _, n := range hooks.Names {
-							in.Scripts = append(in.Scripts, filepath.Join(dir, n))
-						}
-					}
-					for _, d := range did {
-						fmt.Fprintln(e.Stdout, d)
-					}
-					if err != nil {
-						return err
-					}
-					if err := hooks.WriteInstalled(repo.KBDir(), in); err != nil {
-						return err
-					}
-					switch s.Kind {
-					case hooks.KindHusky:
-						fmt.Fprintf(e.Stdout, "husky: hooks in %s, which husky runs and never regenerates; git status is unchanged\n", s.Dir)
-					case hooks.KindTeam:
-						fmt.Fprintf(e.Stdout, "core.hooksPath is %s, in the work tree\n", s.Dir)
-					case hooks.KindPreCommit:
-						fmt.Fprintln(e.Stdout, "pre-commit: our hooks keep working after 'pre-commit install' (it keeps them as <hook>.legacy and runs them)")
-						if !c.Bool("shared") {
-							fmt.Fprintf(e.Stdout, "to share them with the team, run 'git kb hooks install --shared', or add under repos: in .pre-commit-config.yaml:\n%s", hooks.PreCommitHook)
-						}
-					case hooks.KindLefthook:
-						if c.Bool("shared") {
-							fmt.Fprintln(e.Stdout, "lefthook: the hooks are in the team's config, so 'lefthook install' keeps them")
-						} else {
-							fmt.Fprintln(e.Stdout, "lefthook: the hooks are in lefthook-local.yml, so 'lefthook install' keeps them; git status is unchanged")
-						}
-					default:
-						fmt.Fprintf(e.Stdout, "hooks in %s\n", dir)
-					}
-					fmt.Fprintln(e.Stdout, "the index of HEAD now follows checkout, commit, merge, pull and rebase")
-					return nil
+					return hooksInstall(c, e)
 				},
 			},
 			{
 				Name:  "uninstall",
 				Usage: "remove our hooks and lines, restoring the files they changed",
 				Action: func(c *cli.Context) error {
-					repo, dir, err := hooksDir(c)
-					if err != nil {
-						return err
-					}
-					var did []string
-					if in := hooks.ReadInstalled(repo.KBDir()); in != nil {
-						if did, err = hooks.UninstallRecorded(in); err != nil {
-							return err
-						}
-					}
-					d, err := hooks.Uninstall(dir)
-					for _, x := range d {
-						if !strings.Contains(x, "not ours") || len(did) == 0 {
-							did = append(did, x)
-						}
-					}
-					for _, x := range did {
-						fmt.Fprintln(e.Stdout, x)
-					}
-					if err != nil {
-						return err
-					}
-					if err := hooks.WriteInstalled(repo.KBDir(), nil); err != nil {
-						return err
-					}
-					if len(did) == 0 {
-						fmt.Fprintf(e.Stdout, "no git kb hooks in %s\n", dir)
-					}
-					return nil
+					return hooksUninstall(c, e)
 				},
 			},
 			{
@@ -212,54 +66,7 @@ hooks vanish later, search and status say so once and doctor warns.`,
 				Usage: "show which hooks are installed and how the last background run ended",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					repo, dir, err := hooksDir(c)
-					if err != nil {
-						return err
-					}
-					setup := hooks.Detect(dir, repo.WorkTree)
-					var missing []string
-					if in := hooks.ReadInstalled(repo.KBDir()); in != nil {
-						missing = in.Missing()
-					}
-					st := struct {
-						Dir     string       `json:"dir"`
-						Kind    string       `json:"kind"`
-						Hooks   []hooks.Hook `json:"hooks"`
-						Missing []string     `json:"missing,omitempty"`
-						Last    *hooks.Last  `json:"last_run"`
-						Log     string       `json:"log"`
-					}{setup.Dir, setup.Kind, hooks.Status(setup.Dir), missing, hooks.ReadLast(repo.KBDir()), filepath.Join(repo.KBDir(), hooks.LogFile)}
-					if c.Bool("json") {
-						return writeJSON(e.Stdout, st)
-					}
-					fmt.Fprintf(e.Stdout, "hooks dir: %s (%s)\n", st.Dir, st.Kind)
-					for _, m := range missing {
-						fmt.Fprintf(e.Stdout, "  GONE: %s (installed, then removed; run: git kb hooks install)\n", m)
-					}
-					for _, h := range st.Hooks {
-						state := "not installed"
-						switch {
-						case h.Ours && h.Chained:
-							state = "installed, runs " + h.Name + hooks.ChainSuffix + " first"
-						case h.Ours:
-							state = "installed"
-						case h.Shared:
-							state = "installed (the team's hook runs git kb)"
-						case h.Foreign:
-							state = "not installed (someone else's hook is there; install chains it)"
-						}
-						fmt.Fprintf(e.Stdout, "  %-14s %s\n", h.Name, state)
-					}
-					switch l := st.Last; {
-					case l == nil:
-						fmt.Fprintln(e.Stdout, "last run: none yet")
-					case l.OK:
-						fmt.Fprintf(e.Stdout, "last run: ok, indexed %s at %s in %.2fs\n", l.Commit[:min(12, len(l.Commit))], l.Ended.Local().Format("2006-01-02 15:04:05"), l.Seconds)
-					default:
-						fmt.Fprintf(e.Stdout, "last run: FAILED at %s: %s\n", l.Ended.Local().Format("2006-01-02 15:04:05"), l.Error)
-					}
-					fmt.Fprintf(e.Stdout, "log:      %s\n", st.Log)
-					return nil
+					return printHooksStatus(c, e)
 				},
 			},
 			{
@@ -269,29 +76,256 @@ hooks vanish later, search and status say so once and doctor warns.`,
 				Hidden:    true,
 				Flags:     []cli.Flag{&cli.BoolFlag{Name: "background", Usage: "be the runner"}},
 				Action: func(c *cli.Context) error {
-					repo, err := openRepo(e)
-					if err != nil {
-						return nil // not our business to fail a git command
-					}
-					if c.Bool("background") {
-						return runHooks(c.Context, e, repo)
-					}
-					if !headMoved(c.Args().Slice()) {
-						return nil
-					}
-					if h := c.Args().First(); h == "post-merge" || h == "post-checkout" {
-						wantPull(repo) // new commits may have come with shared data
-					}
-					spawn, err := hooks.Trigger(repo.KBDir())
-					if err != nil || !spawn {
-						return nil
-					}
-					spawnRunner(repo)
-					return nil
+					return hooksRun(c, e)
 				},
 			},
 		},
 	}
+}
+
+// hooksDir opens the repository and finds where git runs its hooks.
+func hooksDir(c *cli.Context, e env) (*gitx.Repo, string, error) {
+	repo, err := openRepo(e)
+	if err != nil {
+		return nil, "", err
+	}
+	dir, err := repo.HooksDir(c.Context)
+	return repo, dir, err
+}
+
+// hooksInstall installs the hooks where this repository's hook manager (or git) runs them.
+func hooksInstall(c *cli.Context, e env) error {
+	repo, dir, err := hooksDir(c, e)
+	if err != nil {
+		return err
+	}
+	if repo.WorkTree == "" {
+		return fmt.Errorf("hooks install: %s is a bare repository: nothing is checked out, committed or merged in it, so these hooks would never run; keep its index current with git kb index (from cron, or a post-receive hook you write)", repo.CommonDir)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return err
+	}
+	s := hooks.Detect(dir, repo.WorkTree)
+	in := &hooks.Installed{At: time.Now().UTC(), Kind: s.Kind}
+	if prev := hooks.ReadInstalled(repo.KBDir()); prev != nil {
+		in.Exclude, in.ExclIn = prev.Exclude, prev.ExclIn // replaced, not added twice
+		// A block --shared added stays ours to remove, and so do
+		// hooks lefthook added for us, whatever this install does.
+		in.TeamFile, in.TeamBlock = prev.TeamFile, prev.TeamBlock
+		if prev.Kind == s.Kind {
+			in.Added = prev.Added
+		}
+	}
+	did, err := installFor(c.Context, repo, dir, exe, s, in, c.Bool("shared"))
+	for _, d := range did {
+		fmt.Fprintln(e.Stdout, d)
+	}
+	if err != nil {
+		return err
+	}
+	if err := hooks.WriteInstalled(repo.KBDir(), in); err != nil {
+		return err
+	}
+	printInstallNote(e.Stdout, s, dir, c.Bool("shared"))
+	fmt.Fprintln(e.Stdout, "the index of HEAD now follows checkout, commit, merge, pull and rebase")
+	return nil
+}
+
+// installFor installs the hooks the way s's manager (or plain git) runs
+// them, recording in in what it added; did says what changed.
+func installFor(ctx context.Context, repo *gitx.Repo, dir, exe string, s hooks.Setup, in *hooks.Installed, shared bool) (did []string, err error) {
+	switch s.Kind {
+	case hooks.KindHusky, hooks.KindTeam:
+		if s.Kind == hooks.KindHusky {
+			// An older git-kb wrote into husky's _ folder: take that out.
+			d, err := hooks.Uninstall(s.HooksDir)
+			if err != nil {
+				return nil, err
+			}
+			for _, x := range d {
+				if !strings.Contains(x, "not ours") {
+					did = append(did, x)
+				}
+			}
+		}
+		var d []string
+		d, err = hooks.InstallTeam(s, hooks.TeamOptions{
+			Exe: exe, Shared: shared, Exclude: repo.InfoExclude(),
+			Tracked: func(p string) bool { return repo.Tracked(ctx, p) },
+		}, in)
+		did = append(did, d...)
+	case hooks.KindLefthook:
+		// Ours in .git/hooks (an earlier install) would be moved aside by lefthook.
+		if _, err := hooks.Uninstall(dir); err != nil {
+			return nil, err
+		}
+		if shared {
+			did, err = hooks.InstallLefthookShared(s, in)
+		} else {
+			did, err = hooks.InstallLefthook(s, exe, repo.InfoExclude(), in)
+		}
+	case hooks.KindPreCommit:
+		// Ours in .git/hooks work now; --shared also gives the team
+		// a repo: local hook, which works once each member runs
+		// pre-commit install for those hook types.
+		if shared {
+			var d string
+			if d, err = hooks.SharePreCommit(repo.WorkTree, in); err != nil {
+				return nil, err
+			}
+			did = append(did, d)
+		}
+		var d []string
+		d, err = hooks.Install(dir, exe)
+		did = append(did, d...)
+		for _, n := range hooks.Names {
+			in.Scripts = append(in.Scripts, filepath.Join(dir, n))
+		}
+	default:
+		if shared {
+			return nil, usagef("--shared adds a line to hook files kept in the work tree (husky, core.hooksPath); here git runs hooks from %s, which is per-user already", dir)
+		}
+		did, err = hooks.Install(dir, exe)
+		for _, n := range hooks.Names {
+			in.Scripts = append(in.Scripts, filepath.Join(dir, n))
+		}
+	}
+	return did, err
+}
+
+// printInstallNote says where the hooks went and what keeps them there.
+func printInstallNote(w io.Writer, s hooks.Setup, dir string, shared bool) {
+	switch s.Kind {
+	case hooks.KindHusky:
+		fmt.Fprintf(w, "husky: hooks in %s, which husky runs and never regenerates; git status is unchanged\n", s.Dir)
+	case hooks.KindTeam:
+		fmt.Fprintf(w, "core.hooksPath is %s, in the work tree\n", s.Dir)
+	case hooks.KindPreCommit:
+		fmt.Fprintln(w, "pre-commit: our hooks keep working after 'pre-commit install' (it keeps them as <hook>.legacy and runs them)")
+		if !shared {
+			fmt.Fprintf(w, "to share them with the team, run 'git kb hooks install --shared', or add under repos: in .pre-commit-config.yaml:\n%s", hooks.PreCommitHook)
+		}
+	case hooks.KindLefthook:
+		if shared {
+			fmt.Fprintln(w, "lefthook: the hooks are in the team's config, so 'lefthook install' keeps them")
+		} else {
+			fmt.Fprintln(w, "lefthook: the hooks are in lefthook-local.yml, so 'lefthook install' keeps them; git status is unchanged")
+		}
+	default:
+		fmt.Fprintf(w, "hooks in %s\n", dir)
+	}
+}
+
+// hooksUninstall removes our hooks and the lines install added, restoring what they changed.
+func hooksUninstall(c *cli.Context, e env) error {
+	repo, dir, err := hooksDir(c, e)
+	if err != nil {
+		return err
+	}
+	var did []string
+	if in := hooks.ReadInstalled(repo.KBDir()); in != nil {
+		if did, err = hooks.UninstallRecorded(in); err != nil {
+			return err
+		}
+	}
+	d, err := hooks.Uninstall(dir)
+	for _, x := range d {
+		if !strings.Contains(x, "not ours") || len(did) == 0 {
+			did = append(did, x)
+		}
+	}
+	for _, x := range did {
+		fmt.Fprintln(e.Stdout, x)
+	}
+	if err != nil {
+		return err
+	}
+	if err := hooks.WriteInstalled(repo.KBDir(), nil); err != nil {
+		return err
+	}
+	if len(did) == 0 {
+		fmt.Fprintf(e.Stdout, "no git kb hooks in %s\n", dir)
+	}
+	return nil
+}
+
+// printHooksStatus prints which hooks are installed and how the last background run ended.
+func printHooksStatus(c *cli.Context, e env) error {
+	repo, dir, err := hooksDir(c, e)
+	if err != nil {
+		return err
+	}
+	setup := hooks.Detect(dir, repo.WorkTree)
+	var missing []string
+	if in := hooks.ReadInstalled(repo.KBDir()); in != nil {
+		missing = in.Missing()
+	}
+	st := struct {
+		Dir     string       `json:"dir"`
+		Kind    string       `json:"kind"`
+		Hooks   []hooks.Hook `json:"hooks"`
+		Missing []string     `json:"missing,omitempty"`
+		Last    *hooks.Last  `json:"last_run"`
+		Log     string       `json:"log"`
+	}{setup.Dir, setup.Kind, hooks.Status(setup.Dir), missing, hooks.ReadLast(repo.KBDir()), filepath.Join(repo.KBDir(), hooks.LogFile)}
+	if c.Bool("json") {
+		return writeJSON(e.Stdout, st)
+	}
+	fmt.Fprintf(e.Stdout, "hooks dir: %s (%s)\n", st.Dir, st.Kind)
+	for _, m := range missing {
+		fmt.Fprintf(e.Stdout, "  GONE: %s (installed, then removed; run: git kb hooks install)\n", m)
+	}
+	for _, h := range st.Hooks {
+		state := "not installed"
+		switch {
+		case h.Ours && h.Chained:
+			state = "installed, runs " + h.Name + hooks.ChainSuffix + " first"
+		case h.Ours:
+			state = "installed"
+		case h.Shared:
+			state = "installed (the team's hook runs git kb)"
+		case h.Foreign:
+			state = "not installed (someone else's hook is there; install chains it)"
+		}
+		fmt.Fprintf(e.Stdout, "  %-14s %s\n", h.Name, state)
+	}
+	switch l := st.Last; {
+	case l == nil:
+		fmt.Fprintln(e.Stdout, "last run: none yet")
+	case l.OK:
+		fmt.Fprintf(e.Stdout, "last run: ok, indexed %s at %s in %.2fs\n", l.Commit[:min(12, len(l.Commit))], l.Ended.Local().Format("2006-01-02 15:04:05"), l.Seconds)
+	default:
+		fmt.Fprintf(e.Stdout, "last run: FAILED at %s: %s\n", l.Ended.Local().Format("2006-01-02 15:04:05"), l.Error)
+	}
+	fmt.Fprintf(e.Stdout, "log:      %s\n", st.Log)
+	return nil
+}
+
+// hooksRun is what an installed hook calls: quick, never failing git; with --background, the runner itself.
+func hooksRun(c *cli.Context, e env) error {
+	repo, err := openRepo(e)
+	if err != nil {
+		return nil // not our business to fail a git command
+	}
+	if c.Bool("background") {
+		return runHooks(c.Context, e, repo)
+	}
+	if !headMoved(c.Args().Slice()) {
+		return nil
+	}
+	if h := c.Args().First(); h == "post-merge" || h == "post-checkout" {
+		wantPull(repo) // new commits may have come with shared data
+	}
+	spawn, err := hooks.Trigger(repo.KBDir())
+	if err != nil || !spawn {
+		return nil
+	}
+	spawnRunner(repo)
+	return nil
 }
 
 // headMoved tells from a hook's name and arguments whether HEAD may have
