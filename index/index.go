@@ -275,21 +275,7 @@ type termTF struct {
 
 func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats, storeOpts store.Options, dbDir string,
 	commit, tree gitx.Hash, files []gitx.Entry, headers map[store.SHA]store.BlobHeader, pol *secrets.Policy) error {
-	// Blobs to read, first path wins for language detection.
-	var todo []gitx.Hash
-	pathOf := map[store.SHA]string{}
-	var todoBytes int64
-	for _, e := range files {
-		if _, done := headers[e.Blob]; done {
-			continue
-		}
-		if _, dup := pathOf[e.Blob]; dup {
-			continue
-		}
-		pathOf[e.Blob] = e.Path
-		todo = append(todo, e.Blob)
-		todoBytes += e.Size
-	}
+	todo, pathOf, todoBytes := blobsToRead(files, headers)
 	st.BlobsNew = len(todo)
 	st.BlobsReused = len(uniqueBlobs(files)) - len(todo)
 	// Refuse a run the disk cannot hold before reading anything: the
@@ -317,6 +303,81 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	defer os.RemoveAll(spillDir)
 	buf := newPostingBuffer(spillDir, bufferLimit(budget))
 
+	recs, lens, err := analyzeAll(ctx, repo, o, tm, st, an, pol, todo, pathOf, buf)
+	if err != nil {
+		return err // nothing was written: the previous view stays
+	}
+	st.NewChunks = len(lens)
+	st.SpillRuns = len(buf.runs)
+
+	// Write phase: the only time the database is held read-write. What
+	// it writes was measured at 0.6x the bytes read at its peak (logs
+	// plus the tables they flush into; tidb-docs-cn: 12.1 MiB read, 7.3
+	// MiB peak): Open checks for room and allocates it up front, so a full
+	// disk is one clear error before anything is written.
+	t0 := time.Now()
+	storeOpts.Reserve = writeEstimate(st.BytesRead)
+	db, err := store.Open(ctx, dbDir, storeOpts)
+	if err != nil {
+		return err
+	}
+	tm.since("open rw", t0)
+	t0 = time.Now()
+	var seg *store.Segment
+	if len(recs) > 0 {
+		id, first, err := db.AllocSegment(uint32(len(lens)))
+		if err != nil {
+			db.Close()
+			return err
+		}
+		seg = &store.Segment{ID: id, First: first, N: uint32(len(lens))}
+		for i := range recs {
+			recs[i].header.Seg = id
+			recs[i].header.First += first
+			headers[recs[i].blob] = recs[i].header
+		}
+		if st.UniqueTerms, err = writeSegment(ctx, db, seg, buf, lens, recs, headers, o.Progress); err != nil {
+			db.Close()
+			return err
+		}
+	}
+	tm.since("write", t0)
+
+	t0 = time.Now()
+	v := newView(files, headers, st)
+	err = db.Publish(PipelineVersion, seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	tm.since("publish", t0)
+	return err
+}
+
+// blobsToRead lists the blobs of files the index lacks, once each (the
+// first path wins for language detection), and their bytes.
+func blobsToRead(files []gitx.Entry, headers map[store.SHA]store.BlobHeader) (todo []gitx.Hash, pathOf map[store.SHA]string, bytes int64) {
+	pathOf = map[store.SHA]string{}
+	for _, e := range files {
+		if _, done := headers[e.Blob]; done {
+			continue
+		}
+		if _, dup := pathOf[e.Blob]; dup {
+			continue
+		}
+		pathOf[e.Blob] = e.Path
+		todo = append(todo, e.Blob)
+		bytes += e.Size
+	}
+	return todo, pathOf, bytes
+}
+
+// analyzeAll reads the blobs of todo and analyzes them on every core; one
+// collector takes the results in read order (chunk ordinals follow it),
+// inverts them into buf and drops them. It returns each blob's record and
+// each new chunk's body length, or why it stopped (then nothing is
+// written).
+func analyzeAll(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats, an *segment.Analyzer,
+	pol *secrets.Policy, todo []gitx.Hash, pathOf map[store.SHA]string, buf *postingBuffer) ([]blobRec, []uint32, error) {
 	type job struct {
 		i    int
 		blob gitx.Hash
@@ -345,9 +406,7 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	go func() { wg.Wait(); close(dones) }()
 
 	// The collector.
-	var recs []blobRec
-	var lens []uint32
-	var collectErr error
+	col := &collector{buf: buf}
 	var failed atomic.Bool
 	collected := make(chan struct{})
 	go func() {
@@ -360,31 +419,14 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 				delete(pending, next)
 				next++
 				<-tokens
-				if collectErr != nil {
+				if col.err != nil {
 					continue // drain: the reader stops at its next blob
 				}
 				t := time.Now()
-				r.header.First = uint32(len(lens))
-				for ci, terms := range r.chunks {
-					if err := buf.add(r.header.First+uint32(ci), terms); err != nil {
-						collectErr = err
-					}
-				}
-				lens = append(lens, r.lens...)
-				st.Terms += r.terms
-				if r.meta != nil && collectErr == nil {
-					mb, err := store.EncodeBlobMeta(r.meta)
-					if err == nil {
-						err = buf.addMeta(r.blob, mb)
-					}
-					if err != nil {
-						collectErr = err
-					}
-				}
-				if collectErr != nil {
+				col.take(r, st)
+				if col.err != nil {
 					failed.Store(true)
 				}
-				recs = append(recs, blobRec{r.blob, r.header, r.meta != nil})
 				tm.since("invert", t)
 			}
 		}
@@ -418,48 +460,49 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 		readErr = nil
 	}
 	if readErr == nil {
-		readErr = collectErr
+		readErr = col.err
 	}
 	if readErr != nil {
-		return readErr // nothing was written: the previous view stays
+		return nil, nil, readErr
 	}
-	st.NewChunks = len(lens)
-	st.SpillRuns = len(buf.runs)
+	return col.recs, col.lens, nil
+}
 
-	// Write phase: the only time the database is held read-write. What
-	// it writes was measured at 0.6x the bytes read at its peak (logs
-	// plus the tables they flush into; tidb-docs-cn: 12.1 MiB read, 7.3
-	// MiB peak): Open checks for room and allocates it up front, so a full
-	// disk is one clear error before anything is written.
-	t0 = time.Now()
-	storeOpts.Reserve = writeEstimate(st.BytesRead)
-	db, err := store.Open(ctx, dbDir, storeOpts)
-	if err != nil {
-		return err
+// collector takes analyzed blobs in read order: their chunks are numbered
+// in that order and inverted into buf; recs and lens grow with them.
+type collector struct {
+	buf  *postingBuffer
+	recs []blobRec
+	lens []uint32 // each chunk's body length, by ordinal
+	err  error    // the first failure; take is not called after it
+}
+
+// take inverts one analyzed blob, its chunks numbered after those taken
+// before, and keeps its record.
+func (c *collector) take(r *analyzed, st *Stats) {
+	r.header.First = uint32(len(c.lens))
+	for ci, terms := range r.chunks {
+		if err := c.buf.add(r.header.First+uint32(ci), terms); err != nil {
+			c.err = err
+		}
 	}
-	tm.since("open rw", t0)
-	t0 = time.Now()
-	var seg *store.Segment
-	if len(recs) > 0 {
-		id, first, err := db.AllocSegment(uint32(len(lens)))
+	c.lens = append(c.lens, r.lens...)
+	st.Terms += r.terms
+	if r.meta != nil && c.err == nil {
+		mb, err := store.EncodeBlobMeta(r.meta)
+		if err == nil {
+			err = c.buf.addMeta(r.blob, mb)
+		}
 		if err != nil {
-			db.Close()
-			return err
-		}
-		seg = &store.Segment{ID: id, First: first, N: uint32(len(lens))}
-		for i := range recs {
-			recs[i].header.Seg = id
-			recs[i].header.First += first
-			headers[recs[i].blob] = recs[i].header
-		}
-		if st.UniqueTerms, err = writeSegment(ctx, db, seg, buf, lens, recs, headers, o.Progress); err != nil {
-			db.Close()
-			return err
+			c.err = err
 		}
 	}
-	tm.since("write", t0)
+	c.recs = append(c.recs, blobRec{r.blob, r.header, r.meta != nil})
+}
 
-	t0 = time.Now()
+// newView is the view of files: each indexed file's entry in chunk order,
+// with the totals BM25 needs. It counts what it leaves out in st.
+func newView(files []gitx.Entry, headers map[store.SHA]store.BlobHeader, st *Stats) *store.View {
 	v := &store.View{Created: time.Now(), Stats: store.ViewStats{Files: st.Files, Skipped: st.Skipped}}
 	for _, e := range files {
 		h, ok := headers[e.Blob]
@@ -509,12 +552,7 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	}
 	v.Stats.Indexed = len(v.Entries)
 	st.Indexed, st.Chunks = v.Stats.Indexed, int(v.Chunks)
-	err = db.Publish(PipelineVersion, seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	tm.since("publish", t0)
-	return err
+	return v
 }
 
 // writeEstimate is what a write phase adds to the database at its peak
