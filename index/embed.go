@@ -145,11 +145,38 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	ro := rw
 	ro.ReadOnly = true
 
+	wants, tables, dim, err := planEmbed(ctx, repo, o, mk, dbDir, ro, tree, st)
+	if err != nil {
+		return st, err
+	}
+	if len(wants) == 0 {
+		st.Dim = dim
+		return st, nil
+	}
+
+	if dim, err = embedMissing(ctx, repo, o, mk, dbDir, rw, wants, dim, st); err != nil {
+		return st, err
+	}
+	st.Dim = dim
+
+	segIDs, err := writeTables(ctx, o, mk, dbDir, rw, wants, tables, dim, st)
+	if err != nil {
+		return st, err
+	}
+
+	return st, writeGraphs(ctx, o, mk, dbDir, rw, tables, segIDs, st)
+}
+
+// planEmbed finds, read-only, the chunks of tree's view that lack vectors,
+// their segments' tables, the vectors the cache has for them, and the
+// dimension (0 while no vector is known), which the embedder must agree
+// with.
+func planEmbed(ctx context.Context, repo *gitx.Repo, o EmbedOptions, mk store.ModelKey, dbDir string, ro store.Options, tree gitx.Hash, st *EmbedStats) ([]*want, map[uint32]*segTable, int, error) {
 	// Plan, read-only: which chunks of the view lack vectors, and which of
 	// those are in the cache.
 	db, err := store.Open(ctx, dbDir, ro)
 	if err != nil {
-		return st, err
+		return nil, nil, 0, err
 	}
 	wants, tables, dim, err := plan(db, mk, tree, st)
 	if err == nil && dim == 0 {
@@ -159,10 +186,10 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	}
 	db.Close()
 	if err != nil {
-		return st, err
+		return nil, nil, 0, err
 	}
 	if err := lookupCache(ctx, repo, mk, wants, ro); err != nil {
-		return st, err
+		return nil, nil, 0, err
 	}
 	for _, w := range wants {
 		if dim == 0 && w.vec != nil {
@@ -173,13 +200,16 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 		s.SetDim(dim)
 	}
 	if d := o.Embedder.Dim(); dim > 0 && d > 0 && d != dim {
-		return st, &llm.DimensionError{Model: o.Embedder.ID(), Got: d, Want: dim, Source: "the dimension of the vectors already stored for it"}
+		return nil, nil, 0, &llm.DimensionError{Model: o.Embedder.ID(), Got: d, Want: dim, Source: "the dimension of the vectors already stored for it"}
 	}
-	if len(wants) == 0 {
-		st.Dim = dim
-		return st, nil
-	}
+	return wants, tables, dim, nil
+}
 
+// embedMissing reads the texts of the wants the cache lacks and embeds
+// them in groups, writing what arrives to the index and the embedding
+// cache every o.FlushEvery (an interrupted run keeps that). It returns the
+// dimension, learnt from the first vector when dim is 0.
+func embedMissing(ctx context.Context, repo *gitx.Repo, o EmbedOptions, mk store.ModelKey, dbDir string, rw store.Options, wants []*want, dim int, st *EmbedStats) (int, error) {
 	// Texts of the chunks the cache does not have.
 	var missing []*want
 	for _, w := range wants {
@@ -190,10 +220,10 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	st.Cached = len(wants) - len(missing)
 	pol, err := SecretsPolicy(ctx, repo)
 	if err != nil {
-		return st, err
+		return dim, err
 	}
 	if err := readInputs(ctx, repo, pol, missing); err != nil {
-		return st, err
+		return dim, err
 	}
 
 	// Embed in groups, flushing to the cache every FlushEvery.
@@ -201,27 +231,7 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	lastFlush := time.Now()
 	// Cached vectors go to the index (where search, push and pull read
 	// them) and to the embedding cache store, which survives a rebuild.
-	writeCache := func(dir string, ws []*want) error {
-		cw := rw
-		cw.Reserve = int64(len(ws)) * int64(len(ws[0].vec)+32)
-		db, err := store.Open(ctx, dir, cw)
-		if err != nil {
-			return err
-		}
-		b := db.NewBatch(PipelineVersion)
-		for _, w := range ws {
-			if err := b.CacheVector(mk, w.key, w.vec); err != nil {
-				b.Cancel()
-				db.Close()
-				return err
-			}
-		}
-		err = b.Flush()
-		if cerr := db.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}
+	writeCache := func(dir string, ws []*want) error { return cacheVectors(ctx, dir, rw, mk, ws) }
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
@@ -270,11 +280,35 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	if ferr := flush(); err == nil {
 		err = ferr
 	}
-	if err != nil {
-		return st, err
-	}
-	st.Dim = dim
+	return dim, err
+}
 
+// cacheVectors writes the vectors of ws to the embedding cache of the
+// database in dir.
+func cacheVectors(ctx context.Context, dir string, rw store.Options, mk store.ModelKey, ws []*want) error {
+	rw.Reserve = int64(len(ws)) * int64(len(ws[0].vec)+32)
+	db, err := store.Open(ctx, dir, rw)
+	if err != nil {
+		return err
+	}
+	b := db.NewBatch(PipelineVersion)
+	for _, w := range ws {
+		if err := b.CacheVector(mk, w.key, w.vec); err != nil {
+			b.Cancel()
+			db.Close()
+			return err
+		}
+	}
+	err = b.Flush()
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeTables writes each segment's vector table: old rows kept, the
+// wants' rows filled in. It returns the segments written, in order.
+func writeTables(ctx context.Context, o EmbedOptions, mk store.ModelKey, dbDir string, rw store.Options, wants []*want, tables map[uint32]*segTable, dim int, st *EmbedStats) ([]uint32, error) {
 	// Tables: one per segment, old rows kept, new rows filled in; each
 	// row is dim int8 codes and a scale, written once.
 	var rows int64
@@ -282,9 +316,9 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 		rows += int64(tb.info.Rows)
 	}
 	rw.Reserve = rows * int64(dim+4)
-	db, err = store.Open(ctx, dbDir, rw)
+	db, err := store.Open(ctx, dbDir, rw)
 	if err != nil {
-		return st, err
+		return nil, err
 	}
 	closed := false
 	defer func() {
@@ -294,7 +328,7 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	}()
 	if _, err := db.Model(mk); errors.Is(err, store.ErrNotFound) {
 		if err := db.PutModel(mk, &store.ModelInfo{ID: o.Embedder.ID(), Dim: dim, Created: time.Now().UTC()}); err != nil {
-			return st, err
+			return nil, err
 		}
 	}
 	bySeg := map[uint32][]*want{}
@@ -308,32 +342,34 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 	sort.Slice(segIDs, func(i, j int) bool { return segIDs[i] < segIDs[j] })
 	for _, id := range segIDs {
 		if err := ctx.Err(); err != nil {
-			return st, err
+			return nil, err
 		}
 		tb := tables[id]
 		table, err := rowsToExtend(db, mk, o.Embedder.ID(), id, tb.info, dim)
 		if err != nil {
-			return st, err
+			return nil, err
 		}
 		for _, w := range bySeg[id] {
 			if err := table.SetRow(int(w.row), w.vec); err != nil {
-				return st, err
+				return nil, err
 			}
 			tb.info.Present.Add(w.row)
 		}
 		tb.info.Dim = dim
 		if err := db.PutVectorTable(mk, id, tb.info, table.Marshal()); err != nil {
-			return st, err
+			return nil, err
 		}
 		tb.table = table
 		st.Tables++
 	}
 	closed = true
-	if err := db.Close(); err != nil {
-		return st, err
-	}
+	return segIDs, db.Close()
+}
 
-	// Graphs, built with the database closed (searches go on meanwhile).
+// writeGraphs builds and writes an HNSW graph for each complete segment
+// of at least o.GraphMin rows, with the database closed meanwhile
+// (searches go on).
+func writeGraphs(ctx context.Context, o EmbedOptions, mk store.ModelKey, dbDir string, rw store.Options, tables map[uint32]*segTable, segIDs []uint32, st *EmbedStats) error {
 	for _, id := range segIDs {
 		tb := tables[id]
 		if o.GraphMin <= 0 || int(tb.info.Rows) < o.GraphMin || tb.info.Present.GetCardinality() != uint64(tb.info.Rows) {
@@ -343,18 +379,18 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 		rw.Reserve = int64(len(g))
 		db, err := store.Open(ctx, dbDir, rw)
 		if err != nil {
-			return st, err
+			return err
 		}
 		err = db.PutGraph(mk, id, g)
 		if cerr := db.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return st, err
+			return err
 		}
 		st.Graphs++
 	}
-	return st, nil
+	return nil
 }
 
 type segTable struct {
