@@ -104,68 +104,81 @@ Examples:
 			worktreeFlag,
 		}, searchRequestFlags()...),
 		Action: func(c *cli.Context) error {
-			engine.LighterGC()
-			query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
-			if query == "" {
-				return usagef("search needs a QUERY, e.g. git kb search \"发布失败后如何回滚\"")
-			}
-			if c.Int("n") < 1 {
-				return usagef("-n must be at least 1")
-			}
-			repo, err := openRepo(e)
-			if err != nil {
-				return err
-			}
-			noticeGoneHooks(e, repo)
-			quiet := c.Bool("quiet")
-			req, err := searchRequest(c, query)
-			if err != nil {
-				return err
-			}
-			req.K, req.PerFile, req.Related, req.Explain = c.Int("n"), c.Int("per-file"), c.Bool("related"), c.Bool("explain")
-			if since := c.String("since"); since != "" {
-				rev := c.String("rev")
-				if rev == "" {
-					rev = "HEAD"
-				}
-				changed, err := repo.ChangedSince(c.Context, rev, since)
-				if err != nil {
-					return fmt.Errorf("--since %s: %w", since, err)
-				}
-				req.Scope = func(p string) bool { return changed[p] }
-				if cut := repo.ShallowCommits(); cut != nil {
-					notifier(e, c.Bool("quiet"))("--since: this is a shallow clone, history stops at %s; files changed only before it are not found (git fetch --unshallow for all)", engine.Shortest(cut))
-				}
-			}
-			kb, err := openKB(c.Context, e, repo, quiet)
-			if err != nil {
-				return err
-			}
-			resp, err := kb.Search(c.Context, engine.SearchRequest{Request: req, Rev: c.String("rev"), NoIndex: c.Bool("no-index"),
-				Worktree: c.Bool("worktree"), Rerank: c.String("rerank"), MinScore: c.Float64("min-score")})
-			if err != nil {
-				return err
-			}
-			if resp.Degraded != "" {
-				notifier(e, quiet)("%s", resp.Degraded)
-			}
-			if c.Bool("verbose") {
-				printTimings(e.Stderr, "search", resp.Timings)
-				for _, x := range resp.Expansions {
-					fmt.Fprintf(e.Stderr, "git kb: expanded %s -> %s (%s)\n", x.From, strings.Join(x.To, ", "), x.Source)
-				}
-				if len(resp.Feedback) > 0 {
-					fmt.Fprintf(e.Stderr, "git kb: feedback added %s\n", strings.Join(resp.Feedback, ", "))
-				}
-			}
-			if c.Bool("json") {
-				resp.Timings = nil
-				return writeJSON(e.Stdout, resp)
-			}
-			printResults(e, resp)
-			return nil
+			return runSearch(c, e)
 		},
 	}
+}
+
+// runSearch is git kb search: flags into an engine request, the answer printed.
+func runSearch(c *cli.Context, e env) error {
+	engine.LighterGC()
+	query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+	if query == "" {
+		return usagef("search needs a QUERY, e.g. git kb search \"发布失败后如何回滚\"")
+	}
+	if c.Int("n") < 1 {
+		return usagef("-n must be at least 1")
+	}
+	repo, err := openRepo(e)
+	if err != nil {
+		return err
+	}
+	noticeGoneHooks(e, repo)
+	quiet := c.Bool("quiet")
+	req, err := searchRequest(c, query)
+	if err != nil {
+		return err
+	}
+	req.K, req.PerFile, req.Related, req.Explain = c.Int("n"), c.Int("per-file"), c.Bool("related"), c.Bool("explain")
+	if since := c.String("since"); since != "" {
+		if req.Scope, err = sinceScope(c, e, repo, since); err != nil {
+			return err
+		}
+	}
+	kb, err := openKB(c.Context, e, repo, quiet)
+	if err != nil {
+		return err
+	}
+	resp, err := kb.Search(c.Context, engine.SearchRequest{Request: req, Rev: c.String("rev"), NoIndex: c.Bool("no-index"),
+		Worktree: c.Bool("worktree"), Rerank: c.String("rerank"), MinScore: c.Float64("min-score")})
+	if err != nil {
+		return err
+	}
+	if resp.Degraded != "" {
+		notifier(e, quiet)("%s", resp.Degraded)
+	}
+	if c.Bool("verbose") {
+		printTimings(e.Stderr, "search", resp.Timings)
+		for _, x := range resp.Expansions {
+			fmt.Fprintf(e.Stderr, "git kb: expanded %s -> %s (%s)\n", x.From, strings.Join(x.To, ", "), x.Source)
+		}
+		if len(resp.Feedback) > 0 {
+			fmt.Fprintf(e.Stderr, "git kb: feedback added %s\n", strings.Join(resp.Feedback, ", "))
+		}
+	}
+	if c.Bool("json") {
+		resp.Timings = nil
+		return writeJSON(e.Stdout, resp)
+	}
+	printResults(e, resp)
+	return nil
+}
+
+// sinceScope is the scope of --since: the files changed since the date in
+// the history of --rev (HEAD by default).
+func sinceScope(c *cli.Context, e env, repo *gitx.Repo, since string) (func(string) bool, error) {
+	rev := c.String("rev")
+	if rev == "" {
+		rev = "HEAD"
+	}
+	changed, err := repo.ChangedSince(c.Context, rev, since)
+	if err != nil {
+		return nil, fmt.Errorf("--since %s: %w", since, err)
+	}
+	if cut := repo.ShallowCommits(); cut != nil {
+		notifier(e, c.Bool("quiet"))("--since: this is a shallow clone, history stops at %s; files changed only before it are not found (git fetch --unshallow for all)", engine.Shortest(cut))
+	}
+	return func(p string) bool { return changed[p] }, nil
 }
 
 // searchRequestFlags are the flags that decide how a query is ranked.
