@@ -102,17 +102,46 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		return nil, fmt.Errorf("budget must be positive")
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Rank < cands[j].Rank })
+	files := byFile(cands, o.Commit)
 
-	// Per file: its best rank, and its chunks merged where they touch.
-	type file struct {
-		path, blob, lang string
-		rev              string // citation prefix
-		rank             int
-		spans            []Candidate
-		lines            []string
+	pk := &picker{seen: map[[32]byte]bool{}}
+	wholeShare := int(float64(o.Budget) * o.Ratios.Whole)
+	wholeLeft, whole, err := pk.wholeFiles(files, o, wholeShare)
+	if err != nil {
+		return nil, err
 	}
-	var files []*file
-	byPath := map[string]*file{}
+	sectionLeft := int(float64(o.Budget)*o.Ratios.Sections) + wholeLeft
+	for _, b := range breadthFirst(sections(files, whole)) {
+		if pk.seen[sha256.Sum256([]byte(b.Text))] {
+			continue
+		}
+		b.Tokens = o.Counter.Count(render(o.Format, []Block{b}))
+		if b.Tokens <= sectionLeft {
+			pk.add(b)
+			sectionLeft -= b.Tokens
+		} else {
+			p.Dropped++
+		}
+	}
+	sort.SliceStable(pk.picked, func(i, j int) bool { return pk.picked[i].rank < pk.picked[j].rank })
+	p.Blocks = pk.picked
+	return fit(p, o)
+}
+
+// packFile is one file of the candidates: its best rank and its chunks.
+type packFile struct {
+	path, blob, lang string
+	rev              string // citation prefix
+	rank             int
+	spans            []Candidate
+	lines            []string
+}
+
+// byFile groups the candidates (in rank order) by file, in order of each
+// file's best rank. A blob already seen at another path adds nothing.
+func byFile(cands []Candidate, commit string) []*packFile {
+	var files []*packFile
+	byPath := map[string]*packFile{}
 	seenBlob := map[string]string{} // blob -> first path: a copy elsewhere adds nothing
 	for _, c := range cands {
 		if first, ok := seenBlob[c.Blob]; ok && first != c.Path {
@@ -121,30 +150,40 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		seenBlob[c.Blob] = c.Path
 		f := byPath[c.Path]
 		if f == nil {
-			f = &file{path: c.Path, blob: c.Blob, lang: c.Lang, rev: c.Rev, rank: c.Rank}
+			f = &packFile{path: c.Path, blob: c.Blob, lang: c.Lang, rev: c.Rev, rank: c.Rank}
 			if f.rev == "" {
-				f.rev = o.Commit
+				f.rev = commit
 			}
 			byPath[c.Path] = f
 			files = append(files, f)
 		}
 		f.spans = append(f.spans, c)
 	}
+	return files
+}
 
-	wholeShare := int(float64(o.Budget) * o.Ratios.Whole)
-	wholeLeft := wholeShare
-	sectionLeft := int(float64(o.Budget) * o.Ratios.Sections)
-	seenText := map[[32]byte]bool{}
-	var picked []Block
-	add := func(b Block) {
-		picked = append(picked, b)
-		seenText[sha256.Sum256([]byte(b.Text))] = true
-	}
+// picker holds the blocks picked so far, and their texts, so that the same
+// text is never packed twice.
+type picker struct {
+	picked []Block
+	seen   map[[32]byte]bool
+}
+
+func (pk *picker) add(b Block) {
+	pk.picked = append(pk.picked, b)
+	pk.seen[sha256.Sum256([]byte(b.Text))] = true
+}
+
+// wholeFiles reads each file's lines (kept for its sections) and packs the
+// small files whole, within share tokens. It returns the tokens left and
+// the files packed whole.
+func (pk *picker) wholeFiles(files []*packFile, o Options, share int) (int, map[string]bool, error) {
+	left := share
 	whole := map[string]bool{}
 	for _, f := range files {
 		lines, err := o.Lines(f.blob)
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		f.lines = lines // read once: sections below cut from the same lines
 		b := Block{Path: f.path, Start: 1, End: len(lines), Kind: "document", Lang: f.lang, rank: f.rank}
@@ -153,13 +192,18 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		b.Tokens = o.Counter.Count(render(o.Format, []Block{b}))
 		// Small means it fits three times into the whole-document share:
 		// one long document must not crowd out the others.
-		if b.Tokens <= wholeLeft && b.Tokens*3 <= wholeShare && !seenText[sha256.Sum256([]byte(b.Text))] {
-			add(b)
-			wholeLeft -= b.Tokens
+		if b.Tokens <= left && b.Tokens*3 <= share && !pk.seen[sha256.Sum256([]byte(b.Text))] {
+			pk.add(b)
+			left -= b.Tokens
 			whole[f.path] = true
 		}
 	}
-	sectionLeft += wholeLeft
+	return left, whole, nil
+}
+
+// sections cuts the files not packed whole into sections: each file's
+// chunks, merged where they touch or overlap.
+func sections(files []*packFile, whole map[string]bool) []Block {
 	var sections []Block
 	for _, f := range files {
 		if whole[f.path] {
@@ -189,8 +233,13 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 			sections = append(sections, b)
 		}
 	}
-	// Breadth first: every file's best section before any file's second,
-	// so the pack covers more of the files the search found.
+	return sections
+}
+
+// breadthFirst orders sections so that every file's best section comes
+// before any file's second: the pack covers more of the files the search
+// found.
+func breadthFirst(sections []Block) []Block {
 	nth := map[string]int{}
 	sort.SliceStable(sections, func(i, j int) bool { return sections[i].rank < sections[j].rank })
 	for i := range sections {
@@ -203,22 +252,12 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		}
 		return sections[i].rank < sections[j].rank
 	})
-	for _, b := range sections {
-		if seenText[sha256.Sum256([]byte(b.Text))] {
-			continue
-		}
-		b.Tokens = o.Counter.Count(render(o.Format, []Block{b}))
-		if b.Tokens <= sectionLeft {
-			add(b)
-			sectionLeft -= b.Tokens
-		} else {
-			p.Dropped++
-		}
-	}
-	sort.SliceStable(picked, func(i, j int) bool { return picked[i].rank < picked[j].rank })
-	p.Blocks = picked
-	// The guarantee: count the whole rendered pack, drop from the end
-	// until it fits.
+	return sections
+}
+
+// fit is the budget's guarantee: it counts the whole rendered pack and
+// drops blocks from the end until it fits.
+func fit(p *Pack, o Options) (*Pack, error) {
 	for {
 		// JSON shows the count itself: count until it is stable.
 		for i, prev := 0, -1; i < 5 && p.Tokens != prev; i++ {
