@@ -215,70 +215,75 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := strings.Join(lines, "\n")
-	imports := chunk.Imports(m.Lang, text)
-	// Each import resolved to the files it names (a Go import names a
-	// directory); unresolved ones are outside the repository.
-	type target struct {
-		imp   chunk.Import
-		files []*store.ViewEntry
+	targets, byAlias := r.importTargets(e.Path, m.Lang, strings.Join(lines, "\n"))
+	defs, usedTargets, err := r.definitions(seed, e, m.Lang, targets, byAlias)
+	if err != nil {
+		return nil, err
 	}
-	var targets []target
-	byAlias := map[string]int{}
-	for _, imp := range imports {
-		files := r.resolve(e.Path, m.Lang, imp)
+	l := &relatedList{r: r, seed: seed, listed: map[string]int{}}
+	defined, err := l.addDefinitions(defs)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.addImports(targets, usedTargets, defined, m.Lang); err != nil {
+		return nil, err
+	}
+	if err := l.addImporters(e, m.Lang); err != nil {
+		return nil, err
+	}
+	return l.out, nil
+}
+
+// importTarget is an import resolved to the files it names (a Go import
+// names a directory).
+type importTarget struct {
+	imp   chunk.Import
+	files []*store.ViewEntry
+}
+
+// importTargets resolves the imports of a file's text; unresolved ones are
+// outside the repository. byAlias finds a target by the name the file
+// calls it.
+func (r *relater) importTargets(path, lang, text string) (targets []importTarget, byAlias map[string]int) {
+	byAlias = map[string]int{}
+	for _, imp := range chunk.Imports(lang, text) {
+		files := r.resolve(path, lang, imp)
 		if len(files) == 0 {
 			continue
 		}
 		if imp.Alias != "" {
 			byAlias[imp.Alias] = len(targets)
 		}
-		targets = append(targets, target{imp, files})
+		targets = append(targets, importTarget{imp, files})
 	}
-	var out []Result
-	listed := map[string]int{} // per kind
-	full := func(kind string) bool { return listed[kind] >= relatedPerKind }
-	// add lists chunk idx of f unless it is already on the page; it
-	// reports whether it did.
-	add := func(f *store.ViewEntry, idx int, rel Relation) (bool, error) {
-		res, err := r.s.result(r.req, f, idx, r.terms)
-		if err != nil {
-			return false, err
-		}
-		key := res.Path + "#" + strconv.Itoa(res.StartLine)
-		if r.shown[key] || rel.Kind != RelDefines && r.shown[res.Path] {
-			return false, nil
-		}
-		r.shown[key], r.shown[res.Path] = true, true
-		rel.From = seed.Path
-		res.Related = &rel
-		out = append(out, res)
-		listed[rel.Kind]++
-		return true, nil
-	}
+	return targets, byAlias
+}
 
-	// Definitions of the names the matched chunk uses.
+// definition is where a name the matched chunk uses is defined.
+type definition struct {
+	f      *store.ViewEntry
+	idx    int
+	name   string
+	target int // the import it goes through, or -1
+	score  float64
+}
+
+// definitions finds the definitions of the names the seed's chunk uses,
+// most relevant to the query first, then in order of use; usedTargets are
+// the imports those names go through.
+func (r *relater) definitions(seed Result, e *store.ViewEntry, lang string, targets []importTarget, byAlias map[string]int) ([]definition, map[int]bool, error) {
 	chunkText, err := r.s.chunkText(e, e.First+uint32(chunkIndex(seed.ChunkID)))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	own := map[string]bool{}
 	for _, sym := range seed.Symbols {
 		own[sym] = true
 		own[sym[strings.LastIndexByte(sym, '.')+1:]] = true
 	}
-	// Every name the chunk uses that resolves to a definition, most
-	// relevant to the query first, then in order of use.
-	type def struct {
-		f      *store.ViewEntry
-		idx    int
-		name   string
-		target int // the import it goes through, or -1
-		score  float64
-	}
-	var defs []def
+	var defs []definition
 	usedTargets := map[int]bool{}
-	for i, c := range chunk.Calls(m.Lang, chunkText) {
+	for i, c := range chunk.Calls(lang, chunkText) {
 		if i >= maxCallsFollowed {
 			break
 		}
@@ -292,7 +297,7 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 		case c.Qual != "" && isPkg:
 			where = targets[ti].files
 			usedTargets[ti] = true
-		case m.Lang == "go":
+		case lang == "go":
 			// A name of the same package, or x.Method: look in the
 			// package's other files.
 			for _, f := range r.x.byDir[chunk.Dir(e.Path)] {
@@ -305,17 +310,17 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 			}
 		default:
 			if where, err = r.definedElsewhere(c.Name, e.Path); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		f, idx, err := r.findDefinition(where, match, strings.HasSuffix(e.Path, "_test.go"))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if f == nil {
 			continue
 		}
-		d := def{f: f, idx: idx, name: c.Name, target: -1, score: r.chunkScore[f.First+uint32(idx)]}
+		d := definition{f: f, idx: idx, name: c.Name, target: -1, score: r.chunkScore[f.First+uint32(idx)]}
 		if c.Qual != "" {
 			d.name = c.Qual + "." + c.Name
 		}
@@ -325,29 +330,70 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 		defs = append(defs, d)
 	}
 	sort.SliceStable(defs, func(i, j int) bool { return defs[i].score > defs[j].score })
-	defined := map[int]bool{} // imports a listed definition stands for
+	return defs, usedTargets, nil
+}
+
+// relatedList is what expand lists for one seed, at most relatedPerKind
+// of each kind.
+type relatedList struct {
+	r      *relater
+	seed   Result
+	out    []Result
+	listed map[string]int // per kind
+}
+
+func (l *relatedList) full(kind string) bool { return l.listed[kind] >= relatedPerKind }
+
+// add lists chunk idx of f unless it is already on the page; it reports
+// whether it did.
+func (l *relatedList) add(f *store.ViewEntry, idx int, rel Relation) (bool, error) {
+	r := l.r
+	res, err := r.s.result(r.req, f, idx, r.terms)
+	if err != nil {
+		return false, err
+	}
+	key := res.Path + "#" + strconv.Itoa(res.StartLine)
+	if r.shown[key] || rel.Kind != RelDefines && r.shown[res.Path] {
+		return false, nil
+	}
+	r.shown[key], r.shown[res.Path] = true, true
+	rel.From = l.seed.Path
+	res.Related = &rel
+	l.out = append(l.out, res)
+	l.listed[rel.Kind]++
+	return true, nil
+}
+
+// addDefinitions lists the definitions; it returns the imports a listed
+// definition stands for.
+func (l *relatedList) addDefinitions(defs []definition) (map[int]bool, error) {
+	defined := map[int]bool{}
 	for _, d := range defs {
-		if full(RelDefines) {
+		if l.full(RelDefines) {
 			break
 		}
-		ok, err := add(d.f, d.idx, Relation{Kind: RelDefines, Name: d.name})
+		ok, err := l.add(d.f, d.idx, Relation{Kind: RelDefines, Name: d.name})
 		if err != nil {
 			return nil, err
 		}
 		defined[d.target] = defined[d.target] || ok
 	}
+	return defined, nil
+}
 
-	// The files it imports: those the matched chunk uses (its links, or
-	// the packages its code names) first, then those most about the
-	// query. A Go file's other imports are its neighbours' business, not
-	// this chunk's.
+// addImports lists the files the seed imports: those the matched chunk
+// uses (its links, or the packages its code names) first, then those most
+// about the query. A Go file's other imports are its neighbours' business,
+// not this chunk's.
+func (l *relatedList) addImports(targets []importTarget, usedTargets, defined map[int]bool, lang string) error {
+	r, seed := l.r, l.seed
 	inChunk := func(ti int) bool {
 		t := targets[ti]
 		return usedTargets[ti] || t.imp.Line >= seed.StartLine && t.imp.Line <= seed.EndLine
 	}
 	order := make([]int, 0, len(targets))
 	for ti := range targets {
-		if !defined[ti] && (m.Lang != "go" || usedTargets[ti]) {
+		if !defined[ti] && (lang != "go" || usedTargets[ti]) {
 			order = append(order, ti)
 		}
 	}
@@ -366,31 +412,34 @@ func (r *relater) expand(seed Result) ([]Result, error) {
 		return fileScore(a) > fileScore(b)
 	})
 	for _, ti := range order {
-		if full(RelImports) {
+		if l.full(RelImports) {
 			break
 		}
 		t := targets[ti]
 		f, idx := r.representative(t.files)
-		if _, err := add(f, idx, Relation{Kind: RelImports, Via: t.imp.Spec}); err != nil {
-			return nil, err
+		if _, err := l.add(f, idx, Relation{Kind: RelImports, Via: t.imp.Spec}); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
-	// The files importing it.
-	importers, err := r.importers(e, m.Lang)
+// addImporters lists the files importing the seed's file.
+func (l *relatedList) addImporters(e *store.ViewEntry, lang string) error {
+	importers, err := l.r.importers(e, lang)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, imp := range importers {
-		if full(RelImportedBy) {
+		if l.full(RelImportedBy) {
 			break
 		}
-		f, idx := r.representative([]*store.ViewEntry{imp.file})
-		if _, err := add(f, idx, Relation{Kind: RelImportedBy, Via: imp.via}); err != nil {
-			return nil, err
+		f, idx := l.r.representative([]*store.ViewEntry{imp.file})
+		if _, err := l.add(f, idx, Relation{Kind: RelImportedBy, Via: imp.via}); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // representative picks the chunk to show for a related file (or package):
