@@ -200,10 +200,11 @@ func (s *Searcher) definitions(req Request, syms []string) ([]uint32, error) {
 	for _, sym := range syms {
 		terms = append(terms, segment.Tiny().Terms(sym)...)
 	}
-	live := roaring.New()
+	var ranges chunkRanges
 	for _, e := range v.ChunkEntries(nil) {
-		live.AddRange(uint64(e.First), uint64(e.First)+uint64(e.N))
+		ranges.add(e.First, e.N)
 	}
+	live := ranges.bitmap()
 	for _, t := range terms {
 		err := s.eachPosting(req, t, func(p store.Posting) {
 			if p.TF[store.FieldSymbol] > 0 && live.Contains(p.Chunk) {
