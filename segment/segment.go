@@ -13,6 +13,10 @@ import (
 // Full. Both produce identical terms; they differ only in cost profile.
 type Analyzer struct {
 	full bool
+	// pre is a tiny dictionary built once for the Chinese runs in runs
+	// (For); a run not among them gets its own, as Tiny does.
+	pre  *gse.Segmenter
+	runs map[string]bool
 }
 
 // Tiny returns an analyzer that builds a dictionary per call from the words
@@ -78,13 +82,27 @@ func isWordByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
 }
 
-func (a *Analyzer) appendHanTerms(terms, runs []string) []string {
-	var seg *gse.Segmenter
+// segmenter is the gse segmenter for runs (normalized Han runs): the full
+// dictionary's, the one For built when it holds every run, else a tiny one
+// for these runs. All cut the runs alike (see tinySegmenter).
+func (a *Analyzer) segmenter(runs []string) *gse.Segmenter {
 	if a.full {
-		seg = fullSegmenter()
-	} else {
-		seg = loadTable().tinySegmenter(runs)
+		return fullSegmenter()
 	}
+	if a.pre != nil {
+		all := true
+		for _, r := range runs {
+			all = all && a.runs[r]
+		}
+		if all {
+			return a.pre
+		}
+	}
+	return loadTable().tinySegmenter(runs)
+}
+
+func (a *Analyzer) appendHanTerms(terms, runs []string) []string {
+	seg := a.segmenter(runs)
 	for _, run := range runs {
 		for _, sg := range seg.Segment([]byte(run)) {
 			terms = appendTokenTerms(terms, sg.Token())

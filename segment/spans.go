@@ -22,6 +22,43 @@ type Span struct {
 // what highlighting uses, so that only what the analyzer cut is marked:
 // the query term "ti" (from TiKV) is a part of "TiKV", never of "duration".
 func (a *Analyzer) Spans(text string) []Span {
+	spans, runs := wordSpans(text)
+	if len(runs) > 0 {
+		spans = a.appendHanSpans(spans, text, runs)
+	}
+	return spans
+}
+
+// For returns an analyzer that cuts each of texts (and the highlights of
+// each, with Spans, Match and Mark) exactly as a does, from one dictionary
+// built for all of them. A tiny analyzer builds a dictionary per call,
+// from the words of the text's Chinese runs: highlighting ten snippets
+// built ten, a tenth of a search's time. Other texts are cut as a cuts
+// them.
+func (a *Analyzer) For(texts []string) *Analyzer {
+	if a.full || a.pre != nil {
+		return a
+	}
+	runs := map[string]bool{}
+	var strs []string
+	for _, text := range texts {
+		_, rs := wordSpans(text)
+		for _, r := range rs {
+			if s := Normalize(text[r.start:r.end]); !runs[s] {
+				runs[s] = true
+				strs = append(strs, s)
+			}
+		}
+	}
+	if len(strs) == 0 {
+		return a
+	}
+	return &Analyzer{pre: loadTable().tinySegmenter(strs), runs: runs}
+}
+
+// wordSpans cuts the words and identifiers of text as Spans does, and
+// returns the Han runs between them, to be cut by a dictionary.
+func wordSpans(text string) ([]Span, []hanRun) {
 	var spans []Span
 	var runs []hanRun
 	hanStart, wordStart := -1, -1
@@ -65,10 +102,7 @@ func (a *Analyzer) Spans(text string) []Span {
 	}
 	flushWord(len(text))
 	flushHan(len(text))
-	if len(runs) > 0 {
-		spans = a.appendHanSpans(spans, text, runs)
-	}
-	return spans
+	return spans, runs
 }
 
 type hanRun struct{ start, end int }
@@ -139,12 +173,7 @@ func (a *Analyzer) appendHanSpans(spans []Span, text string, runs []hanRun) []Sp
 	for i, r := range runs {
 		strs[i] = Normalize(text[r.start:r.end])
 	}
-	var seg *gse.Segmenter
-	if a.full {
-		seg = fullSegmenter()
-	} else {
-		seg = loadTable().tinySegmenter(strs)
-	}
+	seg := a.segmenter(strs)
 	for i, run := range strs {
 		at := runs[i].start
 		for _, sg := range seg.Segment([]byte(run)) {

@@ -72,3 +72,38 @@ func TestMarksChineseAcrossCuts(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestForCutsAsTiny: an analyzer built For a batch of texts (one
+// dictionary for all, as search's highlighting uses it) cuts and marks
+// each of them, and a text outside the batch, exactly as Tiny does.
+func TestForCutsAsTiny(t *testing.T) {
+	sents := corpusSentences(t, 600)
+	outside := "线上数据库连接池打满时，先检查慢查询，再调大 maxOpenConns 参数。"
+	for i := 0; i+10 <= len(sents); i += 10 {
+		batch := sents[i : i+10]
+		an := Tiny().For(batch)
+		if an.pre == nil {
+			t.Fatalf("no dictionary built for %q", batch)
+		}
+		_, rs := wordSpans(batch[0])
+		var runs []string
+		for _, r := range rs {
+			runs = append(runs, Normalize(batch[0][r.start:r.end]))
+		}
+		if an.segmenter(runs) != an.pre {
+			t.Fatalf("%q: not cut by the batch's dictionary", batch[0])
+		}
+		terms := Tiny().Terms(sents[(i+10)%len(sents)] + " " + batch[3])
+		for _, s := range append(batch, outside) {
+			if got, want := an.Spans(s), Tiny().Spans(s); !reflect.DeepEqual(got, want) {
+				t.Fatalf("spans of %q:\n got %v\nwant %v", s, got, want)
+			}
+			if got, want := an.Terms(s), Tiny().Terms(s); !reflect.DeepEqual(got, want) {
+				t.Fatalf("terms of %q:\n got %q\nwant %q", s, got, want)
+			}
+			if got, want := an.Match(s, terms), Tiny().Match(s, terms); !reflect.DeepEqual(got, want) {
+				t.Fatalf("match of %q:\n got %v\nwant %v", s, got, want)
+			}
+		}
+	}
+}
