@@ -144,6 +144,7 @@ func (s *Searcher) related(ctx context.Context, req Request, resp *Response, hit
 	if len(out) == 0 {
 		resp.RelatedNote = "no related files found for the top matches"
 	}
+	highlight(out, r.terms)
 	for i := range out {
 		out[i].Rank = len(resp.Results) + 1
 		out[i].Match = "related"

@@ -471,12 +471,12 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 			return Result{}, err
 		}
 	}
-	snip, hl := snippet(lines, cm.Start, cm.End, terms)
+	snip := snippet(lines, cm.Start, cm.End, terms) // highlight marks it
 	blob := hex.EncodeToString(e.Blob[:])
 	return Result{
 		Path: e.Path, StartLine: cm.Start, EndLine: cm.End, Blob: blob,
 		ChunkID: fmt.Sprintf("%s:%d", blob[:12], idx),
-		Title:   m.Title, Heading: cm.Heading, Snippet: snip, Highlights: hl,
+		Title:   m.Title, Heading: cm.Heading, Snippet: snip,
 		Citation: fmt.Sprintf("%s:%s#L%d-L%d", citeRev(req, e), e.Path, cm.Start, cm.End),
 		Lang:     m.Lang, Symbols: cm.Symbols,
 	}, nil

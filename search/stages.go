@@ -1028,6 +1028,7 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, file
 			break
 		}
 	}
+	n0 := len(resp.Results)
 	for i, p := range picked {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -1049,6 +1050,7 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, file
 		}
 		resp.Results = append(resp.Results, r)
 	}
+	highlight(resp.Results[n0:], terms)
 	return nil
 }
 
