@@ -66,11 +66,17 @@ func TestQualityFloorDocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes and queries the docs corpus (about 30 s)")
 	}
-	bundle := gittest.CorpusBundle(t, "tidb-docs-cn.bundle")
-	queries := evalSets(t, filepath.Dir(bundle), "docs")
+	checkBundleFloor(t, "tidb-docs-cn.bundle", "docs")
+}
+
+// checkBundleFloor clones a corpus bundle, indexes it and checks the
+// floor of its query sets.
+func checkBundleFloor(t *testing.T, bundleName, set string) {
+	bundle := gittest.CorpusBundle(t, bundleName)
+	queries := evalSets(t, filepath.Dir(bundle), set)
 	dir := gittest.Clone(t, bundle)
 	indexJSON(t, dir)
-	checkFloor(t, dir, "docs", queries)
+	checkFloor(t, dir, set, queries)
 }
 
 func TestQualityFloorGoSource(t *testing.T) {
@@ -102,9 +108,5 @@ func TestQualityFloorPolaris(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes and queries the polaris corpus (about 20 s)")
 	}
-	bundle := gittest.CorpusBundle(t, "polaris.bundle")
-	queries := evalSets(t, filepath.Dir(bundle), "polaris")
-	dir := gittest.Clone(t, bundle)
-	indexJSON(t, dir)
-	checkFloor(t, dir, "polaris", queries)
+	checkBundleFloor(t, "polaris.bundle", "polaris")
 }
