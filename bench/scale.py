@@ -8,7 +8,9 @@ for git kb (identical blobs would be indexed once). For each N prints:
 
   full `git kb index --embed off` wall time and the indexer's peak RSS
   index size on disk (.git/kb)
-  one-file commit re-index time (median of --edits commits)
+  one-file commit re-index time, wall and CPU (user+sys, git's children
+  included: the figure to compare on a loaded machine), median of --edits
+  commits
   cold `git kb search` p50 (a new process per query) and `git grep -il` p50
   over the same queries in the same run, and their ratio
 
@@ -16,8 +18,11 @@ Repositories are kept under --work (default /tmp/kb-scale) and reused by
 later runs (each run resets the repository to its base commit and deletes
 .git/kb first). Run heavy sizes under nice: 8x reads ~600 MiB of text.
 
-Usage: scale.py --kb PATH [--n 1 2 4 8] [--queries FILE.jsonl] [--work DIR]
-                [--edits 3] [--json]
+With --old BIN, each N is measured for BIN first and then for --kb, in
+the same run (each from a fresh index), and the rows say which is which.
+
+Usage: scale.py --kb PATH [--old PATH] [--n 1 2 4 8] [--queries FILE.jsonl]
+                [--work DIR] [--edits 3] [--json]
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -62,23 +67,24 @@ def build_repo(gosrc, n, work):
 
 
 def run_index(kb, repo):
-    """Wall seconds, peak RSS (KiB) and the --json stats of one index run."""
+    """Wall seconds, peak RSS (KiB), CPU seconds (user+sys, children
+    included) and the --json stats of one index run."""
     with tempfile.NamedTemporaryFile("r") as tf:
         t = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", tf.name, kb, "index", "--embed", "off", "--json", "-q"],
+        p = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", "-o", tf.name, kb, "index", "--embed", "off", "--json", "-q"],
                            cwd=repo, env=ENV, capture_output=True, text=True)
         secs = time.perf_counter() - t
         if p.returncode:
             sys.exit(f"index failed in {repo}: {p.stderr.strip()}")
-        rss = int(tf.read().strip().splitlines()[-1])
-    return secs, rss, json.loads(p.stdout)
+        rss, user, system = tf.read().strip().splitlines()[-1].split()
+    return secs, int(rss), float(user) + float(system), json.loads(p.stdout)
 
 
 def bench(kb, repo, n, queries, edits):
     out = {"n": n}
     sh(["git", "reset", "-q", "--hard", "base"], repo)
     shutil.rmtree(os.path.join(repo, ".git", "kb"), ignore_errors=True)
-    secs, rss, st = run_index(kb, repo)
+    secs, rss, _, st = run_index(kb, repo)
     out["files"] = st["files"]
     out["read_mib"] = round(st["bytes_read"] / 2**20, 1)
     out["chunks"] = st["chunks"]
@@ -89,16 +95,18 @@ def bench(kb, repo, n, queries, edits):
 
     # One-file commits: the same file each time, as a developer iterating.
     target = os.path.join(repo, "copy0", "net", "http", "server.go")
-    times = []
+    times, cpu = [], []
     for e in range(edits):
         with open(target, "a") as fh:
             fh.write(f"\n// scale edit {e}\n")
         sh(["git", "commit", "-qam", f"scale: edit {e}"], repo)
-        secs, _, st = run_index(kb, repo)
+        secs, _, cpus, st = run_index(kb, repo)
         if st["blobs_new"] != 1:
             sys.exit(f"one-file commit read {st['blobs_new']} blobs, want 1")
         times.append(secs * 1000)
+        cpu.append(cpus * 1000)
     out["reindex_one_file_ms"] = round(statistics.median(times))
+    out["reindex_cpu_ms"] = round(statistics.median(cpu))
 
     kb_lat, grep_lat = [], []
     for i, q in enumerate(queries):
@@ -127,13 +135,15 @@ def bench(kb, repo, n, queries, edits):
 
 COLS = [("n", "N"), ("files", "files"), ("read_mib", "MiB read"), ("chunks", "chunks"), ("index_s", "index s"),
         ("index_rss_mib", "peak RSS MiB"), ("index_mib", "index MiB"), ("index_per_read", "index/read"),
-        ("reindex_one_file_ms", "1-file re-index ms"), ("search_p50_ms", "search p50 ms"),
+        ("reindex_one_file_ms", "1-file re-index ms"), ("reindex_cpu_ms", "1-file re-index CPU ms"),
+        ("search_p50_ms", "search p50 ms"),
         ("grep_p50_ms", "grep -il p50 ms"), ("search_vs_grep", "search/grep")]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kb", required=True, help="the git-kb binary to measure")
+    ap.add_argument("--old", help="a second git-kb binary, measured before --kb for each N")
     ap.add_argument("--n", type=int, nargs="+", default=[1, 2, 4, 8], help="copies of Go's src (default 1 2 4 8)")
     ap.add_argument("--gosrc", default=None, help="default $(go env GOROOT)/src")
     shared = os.environ.get("GITKB_SHARED", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared"))
@@ -146,17 +156,23 @@ def main():
     gosrc = a.gosrc or os.path.join(sh(["go", "env", "GOROOT"], ".").stdout.strip(), "src")
     with open(a.queries, encoding="utf-8") as fh:
         queries = [json.loads(l)["query"] for l in fh if l.strip()]
-    kb = os.path.abspath(a.kb)
+    kbs = [("new", os.path.abspath(a.kb))]
+    if a.old:
+        kbs.insert(0, ("old", os.path.abspath(a.old)))
+    cols = ([("binary", "binary")] if a.old else []) + COLS
     os.makedirs(a.work, exist_ok=True)
     if not a.json:
-        print("| " + " | ".join(h for _, h in COLS) + " |")
-        print("|" + "---|" * len(COLS))
+        print("| " + " | ".join(h for _, h in cols) + " |")
+        print("|" + "---|" * len(cols))
     for n in a.n:
-        r = bench(kb, build_repo(gosrc, n, a.work), n, queries, a.edits)
-        if a.json:
-            print(json.dumps(r), flush=True)
-        else:
-            print("| " + " | ".join(str(r[k]) for k, _ in COLS) + " |", flush=True)
+        repo = build_repo(gosrc, n, a.work)
+        for name, kb in kbs:
+            r = bench(kb, repo, n, queries, a.edits)
+            r["binary"] = name
+            if a.json:
+                print(json.dumps(r), flush=True)
+            else:
+                print("| " + " | ".join(str(r[k]) for k, _ in cols) + " |", flush=True)
 
 
 if __name__ == "__main__":

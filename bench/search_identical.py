@@ -8,10 +8,13 @@ and compares the JSON byte for byte after dropping what is timing, not
 ranking (took_ms, timings_ms). Prints the first difference and exits 1 if
 any; otherwise one line of counts.
 
-Both binaries read the same index, so they must share a pipeline version.
+Both binaries read the same index, so they must share a pipeline version;
+or, with --new-repo DIR (a copy of --repo at the same commits, indexed by
+the new binary), each reads its own: for a change to how indexes are
+built or stored, which an older binary may not read.
 
-Usage: search_identical.py --old BIN --new BIN --repo DIR --queries FILE.jsonl [FILE...]
-       [--flags '--mode lexical' ...]
+Usage: search_identical.py --old BIN --new BIN --repo DIR [--new-repo DIR] --queries FILE.jsonl [FILE...]
+       [--flags '--mode lexical' ...] [--rev REV ...]
 """
 import argparse, json, subprocess, sys
 
@@ -34,6 +37,8 @@ def main():
     ap.add_argument("--old", required=True)
     ap.add_argument("--new", required=True)
     ap.add_argument("--repo", required=True)
+    ap.add_argument("--new-repo", help="where the new binary answers (default --repo)")
+    ap.add_argument("--rev", action="append", default=[], help="also ask at these commits (--rev REV)")
     ap.add_argument("--queries", nargs="+", required=True)
     ap.add_argument("--flags", action="append", help="flag sets to try (default: %s)" % DEFAULT_FLAGS)
     a = ap.parse_args()
@@ -48,14 +53,17 @@ def main():
         extra.append(f'{q} -{w[-1]}' if len(w) > 1 else f'"{q}"')
         extra.append(f'{q} path:*.md')
     n = 0
-    for flags in a.flags or DEFAULT_FLAGS:
+    flag_sets = a.flags or DEFAULT_FLAGS
+    flag_sets = flag_sets + [f"--rev {r}" for r in a.rev]
+    for flags in flag_sets:
         for q in queries + extra:
-            old, new = answer(a.old, a.repo, q, flags), answer(a.new, a.repo, q, flags)
+            old, new = answer(a.old, a.repo, q, flags), answer(a.new, a.new_repo or a.repo, q, flags)
             n += 1
             if old != new:
                 print(f"DIFFERENT for {q!r} with flags {flags!r}:\n old: {old[:2000]}\n new: {new[:2000]}")
                 sys.exit(1)
-    print(f"identical: {n} answers ({len(queries) + len(extra)} queries x {len(a.flags or DEFAULT_FLAGS)} flag sets) in {a.repo}")
+    print(f"identical: {n} answers ({len(queries) + len(extra)} queries x {len(flag_sets)} flag sets) in {a.repo}"
+          + (f" and {a.new_repo}" if a.new_repo else ""))
 
 
 if __name__ == "__main__":

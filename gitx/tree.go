@@ -136,3 +136,77 @@ func (r *Repo) ReadBlobs(ctx context.Context, blobs []Hash, fn func(h Hash, data
 	}
 	return nil
 }
+
+// Change is one file that differs between two trees: Old is the zero
+// Hash for an added file, New for a deleted one. A modified file (or one
+// whose mode changed) has both.
+type Change struct {
+	Path     string
+	Old, New Hash
+	OldMode  uint32
+	NewMode  uint32
+}
+
+// DiffTrees lists the files (blobs) that differ between two trees, via
+// `git diff-tree -r -z --no-renames`: git compares subtrees by their
+// hashes, so the cost follows the change, not the size of the trees.
+// Submodules (gitlinks) are left out, as ListTree leaves them out; a path
+// that turned from a submodule into a file (or back) appears as added (or
+// deleted).
+func (r *Repo) DiffTrees(ctx context.Context, from, to Hash) ([]Change, error) {
+	out, err := r.git(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from.String(), to.String())
+	if err != nil {
+		return nil, err
+	}
+	var changes []Change
+	for len(out) > 0 {
+		// :<old mode> SP <new mode> SP <old> SP <new> SP <status> NUL <path> NUL
+		i := bytes.IndexByte(out, 0)
+		if i < 0 || len(out) == 0 || out[0] != ':' {
+			return nil, fmt.Errorf("diff-tree: malformed record %q", out[:min(len(out), 120)])
+		}
+		f := bytes.Fields(out[1:i])
+		out = out[i+1:]
+		j := bytes.IndexByte(out, 0)
+		if j < 0 {
+			j = len(out)
+		}
+		path := string(out[:j])
+		out = out[min(j+1, len(out)):]
+		if len(f) != 5 {
+			return nil, fmt.Errorf("diff-tree: malformed record for %q", path)
+		}
+		om, _ := strconv.ParseUint(string(f[0]), 8, 32)
+		nm, _ := strconv.ParseUint(string(f[1]), 8, 32)
+		c := Change{Path: path, OldMode: uint32(om), NewMode: uint32(nm)}
+		if isBlobMode(c.OldMode) {
+			c.Old = plumbing.NewHash(string(f[2]))
+		} else {
+			c.OldMode = 0
+		}
+		if isBlobMode(c.NewMode) {
+			c.New = plumbing.NewHash(string(f[3]))
+		} else {
+			c.NewMode = 0
+		}
+		if c.Old.IsZero() && c.New.IsZero() {
+			continue // a submodule that moved
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+// isBlobMode: a regular file, an executable or a symlink (not a gitlink,
+// 0160000, nor "none", 0).
+func isBlobMode(m uint32) bool { return m&0o170000 == 0o100000 || m&0o170000 == 0o120000 }
+
+// CommitParents returns the parents of a commit, read by go-git (Resolve
+// has just read the same pack index, so no process is started).
+func (r *Repo) CommitParents(commit Hash) ([]Hash, error) {
+	c, err := r.repo.CommitObject(commit)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	return c.ParentHashes, nil
+}

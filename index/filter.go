@@ -1,6 +1,9 @@
 package index
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"path"
 	"strings"
 
@@ -47,12 +50,13 @@ func setOf(words string) map[string]bool {
 
 // filter decides, from the path alone, whether a tree entry is indexed.
 type filter struct {
-	maxSize int64
-	ignore  gitignore.Matcher // from .kbignore; nil when absent
+	maxSize  int64
+	ignore   gitignore.Matcher // from .kbignore; nil when absent
+	kbignore string
 }
 
 func newFilter(maxSize int64, kbignore string) *filter {
-	f := &filter{maxSize: maxSize}
+	f := &filter{maxSize: maxSize, kbignore: kbignore}
 	if kbignore != "" {
 		var ps []gitignore.Pattern
 		for _, line := range strings.Split(kbignore, "\n") {
@@ -65,6 +69,16 @@ func newFilter(maxSize int64, kbignore string) *filter {
 		f.ignore = gitignore.NewMatcher(ps)
 	}
 	return f
+}
+
+// fingerprint names the filter's rules (the size limit and .kbignore; the
+// built-in ones change with PipelineVersion), recorded in each view: a
+// view is the base of the next one only under the same rules, else a
+// file it left out (or kept) might now be kept (or left out).
+func (f *filter) fingerprint() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s", f.maxSize, f.kbignore)
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // skip returns why p is not indexed, or "".

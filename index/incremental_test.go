@@ -36,8 +36,19 @@ func realFiles(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	files["README.md"] = string(b)
+	// Files the view leaves out, each for its own reason, so that the
+	// skip counts are carried from view to view too: by name, by size,
+	// by content (a NUL byte), empty.
+	files["assets/logo.png"] = "\x89PNG not really"
+	files["vendor/lib/lib.go"] = "package lib\n"
+	files["data/dump.txt"] = "rows\x00\x01\x02\n"
+	files["empty.md"] = ""
+	files["big.txt"] = strings.Repeat("大文件 big file line\n", 12000)
 	return files
 }
+
+// testMaxSize leaves big.txt out (and every real file in).
+const testMaxSize = 200 << 10
 
 // viewContent is what search sees of a commit's view, independent of
 // segment ids and chunk ordinals: the view's totals and files, and per
@@ -111,7 +122,8 @@ func viewContent(t *testing.T, repo *gitx.Repo, rev string) map[string]string {
 // TestIncrementalViewEqualsRebuild: on random sequences of commits over a
 // real small repository (edits, deletions, additions, reverts to a blob
 // indexed before), a view built commit by commit, each run reading only
-// the changed blobs (and spilling under a small budget), holds for search
+// the changed blobs (and spilling under a small budget) and building its
+// view from the parent's by the files that differ, holds for search
 // exactly what a full index of the same commit in a fresh clone holds; so
 // does an earlier commit searched with --rev.
 //
@@ -137,8 +149,12 @@ func TestIncrementalViewEqualsRebuild(t *testing.T) {
 		live := append([]string(nil), names...)
 		var commits []string
 		for c := range 6 {
-			if _, err := Run(ctx, repo, Options{MemoryBudget: 256 << 10}); err != nil {
+			st, err := Run(ctx, repo, Options{MemoryBudget: 256 << 10, MaxFileSize: testMaxSize})
+			if err != nil {
 				t.Fatal(err)
+			}
+			if c > 0 && !st.AlreadyIndexed && (st.Base == "" || st.ChangedFiles == 0 || st.ChangedFiles > 8) {
+				t.Fatalf("commit %d was not indexed from its parent's view: base %q, %d files changed", c, st.Base, st.ChangedFiles)
 			}
 			change := map[string]string{}
 			var gone []string
@@ -167,7 +183,8 @@ func TestIncrementalViewEqualsRebuild(t *testing.T) {
 			}
 			gittest.Commit(t, dir, fmt.Sprintf("change %d", c), change)
 			for _, g := range gone {
-				if _, ok := change[g]; !ok {
+				_, changed := change[g]
+				if _, live := base[g]; live && !changed { // chosen twice: removed once
 					gittest.Remove(t, dir, "remove "+g, g)
 					delete(base, g)
 				}
@@ -179,7 +196,7 @@ func TestIncrementalViewEqualsRebuild(t *testing.T) {
 			sort.Strings(live)
 			commits = append(commits, gittest.Git(t, dir, "rev-parse", "HEAD"))
 		}
-		if _, err := Run(ctx, repo, Options{MemoryBudget: 256 << 10}); err != nil {
+		if _, err := Run(ctx, repo, Options{MemoryBudget: 256 << 10, MaxFileSize: testMaxSize}); err != nil {
 			t.Fatal(err)
 		}
 		clone := filepath.Join(t.TempDir(), "clone")
@@ -189,7 +206,7 @@ func TestIncrementalViewEqualsRebuild(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rev := range []string{commits[len(commits)-1], commits[2]} {
-			if _, err := Run(ctx, fresh, Options{Rev: rev}); err != nil {
+			if _, err := Run(ctx, fresh, Options{Rev: rev, MaxFileSize: testMaxSize}); err != nil {
 				t.Fatal(err)
 			}
 			got, want := viewContent(t, repo, rev), viewContent(t, fresh, rev)

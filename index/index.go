@@ -63,9 +63,14 @@ type Stats struct {
 	UniqueTerms    int            `json:"unique_terms"`
 	// SpillRuns is how many times the postings outgrew the memory
 	// budget and were written to a sorted run on disk (then merged).
-	SpillRuns int                `json:"spill_runs"`
-	Seconds   float64            `json:"seconds"`
-	Timings   map[string]float64 `json:"timings_ms"`
+	SpillRuns int `json:"spill_runs"`
+	// Base is the indexed commit whose view this one was built from, by
+	// the files that differ between their trees (ChangedFiles of them);
+	// empty when the whole tree was listed.
+	Base         string             `json:"base,omitempty"`
+	ChangedFiles int                `json:"changed_files,omitempty"`
+	Seconds      float64            `json:"seconds"`
+	Timings      map[string]float64 `json:"timings_ms"`
 	// Embed reports the embedding run that followed, if any.
 	Embed *EmbedStats `json:"embed,omitempty"`
 	// EmbedBackground says embedding was handed to a background process.
@@ -163,12 +168,6 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 
 	t0 = time.Now()
-	entries, err := repo.ListTree(ctx, tree)
-	if err != nil {
-		db.Close()
-		return st, err
-	}
-	st.Files = len(entries)
 	if o.MaxFileSize == 0 || o.MemoryBudget == 0 {
 		set, err := settings.Load(ctx, repo, nil)
 		if err != nil {
@@ -182,12 +181,42 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 			o.MemoryBudget = int64(set.IndexMemoryMB) << 20
 		}
 	}
-	maxSize := o.MaxFileSize
 	kbignore := ""
 	if _, b, err := repo.FileAt(commit, ".kbignore"); err == nil {
 		kbignore = string(b)
 	}
-	f := newFilter(maxSize, kbignore)
+	f := newFilter(o.MaxFileSize, kbignore)
+	tm.since("settings", t0)
+
+	// A commit whose parent (or the last indexed commit) has a view is
+	// indexed from the files that differ: the cost follows the change.
+	if !rederive {
+		t0 = time.Now()
+		plan, err := planDelta(ctx, repo, db, commit, tree, f)
+		tm.since("diff", t0)
+		if err != nil {
+			db.Close()
+			return st, err
+		}
+		if plan != nil {
+			if err = db.Close(); err != nil {
+				return st, err
+			}
+			st.Base, st.ChangedFiles = plan.baseCommit.String(), plan.changed
+			if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, plan.add, plan.headers, pol, f, plan); err == nil {
+				err = recordPolicy(repo.KBDir(), fp)
+			}
+			return st, err
+		}
+	}
+
+	t0 = time.Now()
+	entries, err := repo.ListTree(ctx, tree)
+	if err != nil {
+		db.Close()
+		return st, err
+	}
+	st.Files = len(entries)
 	var files []gitx.Entry
 	for _, e := range entries {
 		if why := f.skip(e.Path, e.Mode, e.Size); why != "" {
@@ -209,7 +238,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		if err == nil {
 			err = db.Close()
 			tm.since("lookup", t0)
-			if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, files, headers, pol); err == nil {
+			if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, files, headers, pol, f, nil); err == nil {
 				err = recordPolicy(repo.KBDir(), fp)
 			}
 			return st, err
@@ -273,8 +302,12 @@ type termTF struct {
 	tf   [store.NumFields]uint16
 }
 
+// build reads and analyzes the blobs of files not in headers, writes them
+// as one segment and publishes the view of tree: of all its files (plan
+// nil: files are all the tree's files the filter f accepts), or plan's
+// parent view with the changed files (files are the new ones f accepts).
 func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats, storeOpts store.Options, dbDir string,
-	commit, tree gitx.Hash, files []gitx.Entry, headers map[store.SHA]store.BlobHeader, pol *secrets.Policy) error {
+	commit, tree gitx.Hash, files []gitx.Entry, headers map[store.SHA]store.BlobHeader, pol *secrets.Policy, f *filter, plan *deltaPlan) error {
 	todo, pathOf, todoBytes := blobsToRead(files, headers)
 	st.BlobsNew = len(todo)
 	st.BlobsReused = len(uniqueBlobs(files)) - len(todo)
@@ -344,8 +377,12 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	tm.since("write", t0)
 
 	t0 = time.Now()
-	v := newView(files, headers, st)
-	err = db.Publish(PipelineVersion, seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
+	v := newView(files, headers, st, f, plan)
+	var parent *store.View
+	if plan != nil {
+		parent = plan.parent
+	}
+	err = db.PublishOver(PipelineVersion, seg, tree, v, parent, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
@@ -500,59 +537,87 @@ func (c *collector) take(r *analyzed, st *Stats) {
 	c.recs = append(c.recs, blobRec{r.blob, r.header, r.meta != nil})
 }
 
-// newView is the view of files: each indexed file's entry in chunk order,
+// newView is the view of tree: of all its indexed files (plan nil), or
+// plan's parent view with the changed files; each entry in chunk order,
 // with the totals BM25 needs. It counts what it leaves out in st.
-func newView(files []gitx.Entry, headers map[store.SHA]store.BlobHeader, st *Stats) *store.View {
-	v := &store.View{Created: time.Now(), Stats: store.ViewStats{Files: st.Files, Skipped: st.Skipped}}
-	for _, e := range files {
-		h, ok := headers[e.Blob]
-		if !ok {
-			st.Skipped[SkipMissing]++
-			continue
+func newView(files []gitx.Entry, headers map[store.SHA]store.BlobHeader, st *Stats, f *filter, plan *deltaPlan) *store.View {
+	var v *store.View
+	if plan != nil {
+		v = plan.view(st, headers)
+	} else {
+		v = &store.View{Stats: store.ViewStats{Files: st.Files, Skipped: st.Skipped}}
+		for _, e := range files {
+			if ve, ok := viewEntry(st.Skipped, e, headers); ok {
+				v.Entries = append(v.Entries, ve)
+				v.Stats.Bytes += e.Size
+			}
 		}
-		switch h.Skip {
-		case store.SkipNone:
-		case store.SkipBinary:
-			st.Skipped[SkipBinary]++
-			continue
-		default:
-			st.Skipped[SkipFailed]++
-			continue
-		}
-		if h.N == 0 {
-			st.Skipped[SkipEmpty]++
-			continue
-		}
-		v.Entries = append(v.Entries, store.ViewEntry{Path: e.Path, Blob: e.Blob, Seg: h.Seg, First: h.First, N: h.N})
-		v.Stats.Bytes += e.Size
+		sort.Slice(v.Entries, func(i, j int) bool {
+			a, b := v.Entries[i], v.Entries[j]
+			return a.First < b.First || a.First == b.First && a.Path < b.Path
+		})
 	}
-	sort.Slice(v.Entries, func(i, j int) bool {
-		a, b := v.Entries[i], v.Entries[j]
-		return a.First < b.First || a.First == b.First && a.Path < b.Path
-	})
-	var viewBlobs []store.SHA
-	for _, e := range v.Entries {
-		viewBlobs = append(viewBlobs, e.Blob)
-	}
-	vocab := vocabOutliers(headers, uniqueSHAs(viewBlobs))
-	for i := range v.Entries {
-		v.Entries[i].Vocab = vocab[v.Entries[i].Blob]
-	}
-	counted := map[store.SHA]bool{}
-	for _, e := range v.Entries {
-		if counted[e.Blob] { // the same blob at two paths is one set of chunks
-			continue
-		}
-		counted[e.Blob] = true
-		h := headers[e.Blob]
-		v.Chunks += h.N
-		for f := range v.FieldLen {
-			v.FieldLen[f] += uint64(h.FieldLen[f])
-		}
-	}
-	v.Stats.Indexed = len(v.Entries)
+	v.Created = time.Now()
+	v.Filter = f.fingerprint()
+	finishView(v)
 	st.Indexed, st.Chunks = v.Stats.Indexed, int(v.Chunks)
 	return v
+}
+
+// viewEntry is the view's entry for file e, or false when e has no chunks
+// (counted in skipped by why).
+func viewEntry(skipped map[string]int, e gitx.Entry, headers map[store.SHA]store.BlobHeader) (store.ViewEntry, bool) {
+	h, ok := headers[e.Blob]
+	switch {
+	case !ok:
+		skipped[SkipMissing]++
+		return store.ViewEntry{}, false
+	case h.Skip == store.SkipNone:
+	case h.Skip == store.SkipBinary:
+		skipped[SkipBinary]++
+		return store.ViewEntry{}, false
+	default:
+		skipped[SkipFailed]++
+		return store.ViewEntry{}, false
+	}
+	if h.N == 0 {
+		skipped[SkipEmpty]++
+		return store.ViewEntry{}, false
+	}
+	return store.ViewEntry{Path: e.Path, Blob: e.Blob, Seg: h.Seg, First: h.First, N: h.N, FieldLen: h.FieldLen, Unique: h.UniqueTerm}, true
+}
+
+// finishView computes what a view holds about all its files, from its
+// entries alone (sorted in view order), the same however they were
+// gathered: each file's vocabulary outlier score and the BM25 totals.
+func finishView(v *store.View) {
+	// Each blob once, in entry order (a blob at two paths is one set of
+	// chunks); slices, not maps: this runs over every file of the view
+	// on every commit.
+	seen := make(map[store.SHA]int32, len(v.Entries))
+	owner := make([]int32, len(v.Entries)) // entry -> its blob's point
+	pts := make([]vocabPoint, 0, len(v.Entries))
+	v.Chunks, v.FieldLen = 0, [store.NumFields]uint64{}
+	for i := range v.Entries {
+		e := &v.Entries[i]
+		if j, dup := seen[e.Blob]; dup {
+			owner[i] = j
+			continue
+		}
+		seen[e.Blob] = int32(len(pts))
+		owner[i] = int32(len(pts))
+		pts = append(pts, vocabPoint{body: e.FieldLen[store.FieldBody], unique: e.Unique})
+		v.Chunks += e.N
+		for f := range v.FieldLen {
+			v.FieldLen[f] += uint64(e.FieldLen[f])
+		}
+	}
+	scores := vocabScores(pts)
+	for i := range v.Entries {
+		v.Entries[i].Vocab = scores[owner[i]]
+	}
+	v.Stats.Indexed = len(v.Entries)
+	v.EntryStats = true
 }
 
 // writeEstimate is what a write phase adds to the database at its peak

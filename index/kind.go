@@ -79,19 +79,40 @@ const minHashMinTerms = 40
 // implementation file of the same length repeats its words. Returned x10
 // and capped at 255; files below the fit or shorter than 50 terms get 0.
 func vocabOutliers(headers map[store.SHA]store.BlobHeader, blobs []store.SHA) map[store.SHA]uint8 {
-	type pt struct {
-		blob store.SHA
-		x, y float64
-	}
-	var pts []pt
-	for _, b := range blobs {
+	pts := make([]vocabPoint, len(blobs))
+	for i, b := range blobs {
 		h := headers[b]
-		if h.Skip != store.SkipNone || h.FieldLen[store.FieldBody] < 50 || h.UniqueTerm == 0 {
-			continue
-		}
-		pts = append(pts, pt{b, math.Log(float64(h.FieldLen[store.FieldBody])), math.Log(float64(h.UniqueTerm))})
+		pts[i] = vocabPoint{body: h.FieldLen[store.FieldBody], unique: h.UniqueTerm, skip: h.Skip != store.SkipNone}
 	}
 	out := map[store.SHA]uint8{}
+	for i, s := range vocabScores(pts) {
+		if s > 0 {
+			out[blobs[i]] = s
+		}
+	}
+	return out
+}
+
+// vocabPoint is what vocabScores needs of one blob.
+type vocabPoint struct {
+	body, unique uint32 // body terms, distinct terms
+	skip         bool   // not indexed
+}
+
+// vocabScores is vocabOutliers over points in order: one score per point.
+func vocabScores(blobs []vocabPoint) []uint8 {
+	type pt struct {
+		i    int
+		x, y float64
+	}
+	out := make([]uint8, len(blobs))
+	pts := make([]pt, 0, len(blobs))
+	for i, h := range blobs {
+		if h.skip || h.body < 50 || h.unique == 0 {
+			continue
+		}
+		pts = append(pts, pt{i, math.Log(float64(h.body)), math.Log(float64(h.unique))})
+	}
 	if len(pts) < 20 {
 		return out // too few files to know what is normal here
 	}
@@ -126,7 +147,7 @@ func vocabOutliers(headers map[store.SHA]store.BlobHeader, blobs []store.SHA) ma
 	}
 	for i, p := range pts {
 		if z := (res[i] - med) / mad; z > 0 {
-			out[p.blob] = uint8(math.Min(255, math.Round(z*10)))
+			out[p.i] = uint8(math.Min(255, math.Round(z*10)))
 		}
 	}
 	return out

@@ -266,7 +266,7 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 		}
 		pv.Vectors = model.Blobs
 	}
-	man := Manifest{Share: Version, Format: store.FormatVersion, Pipeline: index.PipelineVersion, Secrets: secretsFP,
+	man := Manifest{Share: Version, Format: store.SharedFormat, Pipeline: index.PipelineVersion, Secrets: secretsFP,
 		Commit: commit.String(), Tree: tree.String(), Name: name, Blobs: len(share), Withheld: pv.Withheld, Filtered: pv.Filtered,
 		CreatedBy: "git-kb " + o.Version}
 	if model != nil && model.Blobs > 0 {

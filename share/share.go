@@ -138,8 +138,8 @@ func compatible(m *Manifest, secretsFP string) string {
 	switch {
 	case m.Share != Version:
 		return fmt.Sprintf("shared with layout %d, this git-kb reads %d", m.Share, Version)
-	case m.Format != store.FormatVersion:
-		return fmt.Sprintf("made with index format %d, this git-kb uses %d", m.Format, store.FormatVersion)
+	case m.Format != store.SharedFormat:
+		return fmt.Sprintf("made with index format %d, this git-kb uses %d", m.Format, store.SharedFormat)
 	case m.Pipeline != index.PipelineVersion:
 		return fmt.Sprintf("made by pipeline %d (%s), this git-kb uses pipeline %d: push again with this version, or index locally", m.Pipeline, m.CreatedBy, index.PipelineVersion)
 	case m.Secrets != secretsFP:

@@ -9,11 +9,14 @@ import (
 
 // GCStats is what a collection found (and, unless it was a dry run, freed).
 type GCStats struct {
-	RefsKept        int `json:"refs_kept"`
-	RefsDropped     int `json:"refs_dropped"`
-	ViewsDropped    int `json:"views_dropped"`
-	BlobsDropped    int `json:"blobs_dropped"`
-	SegmentsDropped int `json:"segments_dropped"`
+	RefsKept     int `json:"refs_kept"`
+	RefsDropped  int `json:"refs_dropped"`
+	ViewsDropped int `json:"views_dropped"`
+	// ViewsStoredWhole are kept views that were stored as a delta over a
+	// view that went: they are rewritten whole.
+	ViewsStoredWhole int `json:"views_stored_whole,omitempty"`
+	BlobsDropped     int `json:"blobs_dropped"`
+	SegmentsDropped  int `json:"segments_dropped"`
 	// DeadChunks are chunks of kept segments that no kept view uses: their
 	// postings stay until their whole segment goes (or a rebuild).
 	DeadChunks  int   `json:"dead_chunks_in_kept_segments"`
@@ -51,6 +54,10 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 	liveBlobs := map[SHA]bool{}
 	liveSegs := map[uint32]bool{}
 	liveChunks := map[uint32]uint32{} // per segment, chunks a kept view uses
+	// A kept view stored as a delta over a view that goes is stored
+	// whole first (in its own transaction, before anything is deleted,
+	// so a crash between the two leaves both records readable).
+	rewrite := map[SHA][]byte{}
 	for tree := range liveTrees {
 		v, err := d.View(pv, tree)
 		if errors.Is(err, ErrNotFound) {
@@ -58,6 +65,9 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if v.delta != nil && !liveTrees[v.delta.root] {
+			rewrite[tree] = v.encode()
 		}
 		for _, e := range v.Entries {
 			if e.N > 0 {
@@ -142,10 +152,24 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 		return nil, err
 	}
 	st.SegmentsDropped = len(droppedSegs)
+	st.ViewsStoredWhole = len(rewrite)
 	st.KeysDeleted = len(del)
 	if dryRun {
 		st.BytesAfter = st.BytesBefore
 		return st, nil
+	}
+	if len(rewrite) > 0 {
+		err := d.db.Update(func(txn *badger.Txn) error {
+			for tree, rec := range rewrite {
+				if err := txn.Set(viewKey(pv, tree), rec); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	wb := d.db.NewWriteBatch()
 	defer wb.Cancel()

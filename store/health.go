@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -173,11 +174,32 @@ func checkTables(dir string, full bool) error {
 		mode = options.OnTableRead
 	}
 	for _, name := range names {
+		var key checkedKey
+		if fi, err := os.Stat(name); err == nil && !full {
+			key = checkedKey{name, fi.Size(), fi.ModTime().UnixNano()}
+			if _, ok := checked.Load(key); ok {
+				continue
+			}
+		}
 		if err := checkTable(dir, name, mode); err != nil {
 			return err
 		}
+		if key.name != "" {
+			checked.Store(key, true)
+		}
 	}
 	return nil
+}
+
+// checked remembers the tables this process has checked: Badger never
+// rewrites a table file (a compaction writes new ones under new names),
+// so an indexer, which opens the database read-only and then read-write,
+// checks each table once.
+var checked sync.Map
+
+type checkedKey struct {
+	name        string
+	size, mtime int64
 }
 
 func checkTable(dir, name string, mode options.ChecksumVerificationMode) (err error) {

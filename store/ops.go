@@ -14,17 +14,56 @@ import (
 
 // View returns the view of a tree built by pipeline pv, or ErrNotFound. A
 // view of another pipeline is not returned: its chunks live under other keys.
+// A view stored as a delta is read with its root: two records at most.
 func (d *DB) View(pv byte, tree SHA) (*View, error) {
 	var v *View
 	err := d.db.View(func(txn *badger.Txn) error {
-		b, err := get(txn, viewKey(pv, tree))
-		if err != nil {
-			return err
-		}
-		v, err = decodeView(b)
+		var err error
+		v, err = readView(txn, pv, tree)
 		return err
 	})
 	return v, err
+}
+
+func readView(txn *badger.Txn, pv byte, tree SHA) (*View, error) {
+	v, delta, err := readRecord(txn, viewKey(pv, tree))
+	if err != nil || delta == nil {
+		if v != nil {
+			v.tree = tree
+		}
+		return v, err
+	}
+	root, rd, err := readRecord(txn, viewKey(pv, delta.root))
+	if errors.Is(err, ErrNotFound) {
+		return nil, corrupt("the view of tree %x is stored over the view of tree %x, which is missing", tree, delta.root)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rd != nil {
+		return nil, corrupt("the view of tree %x is stored over the view of tree %x, itself a delta", tree, delta.root)
+	}
+	applyDelta(v, root, delta)
+	v.tree = tree
+	return v, nil
+}
+
+// readRecord decodes a view record in place, without copying it out of
+// Badger first: views are the largest records read whole (megabytes on a
+// large repository), and decodeView copies what it keeps.
+func readRecord(txn *badger.Txn, key []byte) (v *View, d *viewDelta, err error) {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	err = item.Value(func(b []byte) error {
+		v, d, err = decodeView(b)
+		return err
+	})
+	return v, d, err
 }
 
 // Ref returns what is known of an indexed commit, or ErrNotFound.
@@ -302,6 +341,33 @@ func (b *Batch) Cancel() { b.wb.Cancel() }
 // marker (if a segment was written), the view of the tree and the ref of
 // the commit. Readers see all of it or none of it.
 func (d *DB) Publish(pv byte, seg *Segment, tree SHA, v *View, ref Ref) error {
+	return d.PublishOver(pv, seg, tree, v, nil, ref)
+}
+
+// MaxDeltaShare bounds a view stored as a delta: when more than this share
+// of its entries (and more than MinDelta) differ from its root, the view
+// is stored whole instead, and becomes the root of the views after it.
+const (
+	MaxDeltaShare = 8 // 1/8
+	MinDelta      = 64
+)
+
+// PublishOver is Publish for a view built from parent's (as DB.View
+// returned it): v is stored as its differences from
+// the full view behind parent, a record the size of the change, unless
+// those differences have grown past MaxDeltaShare of the view.
+func (d *DB) PublishOver(pv byte, seg *Segment, tree SHA, v *View, parent *View, ref Ref) error {
+	var rec []byte
+	if v != nil {
+		if dl := deltaOver(v, parent); dl != nil && dl.root != tree &&
+			dl.size() <= max(MinDelta, len(v.Entries)/MaxDeltaShare) {
+			rec = v.encodeDelta(dl)
+			v.delta = dl
+		} else {
+			rec = v.encode()
+			v.delta = nil
+		}
+	}
 	return d.db.Update(func(txn *badger.Txn) error {
 		if seg != nil {
 			b := binary.AppendUvarint(nil, uint64(seg.First))
@@ -310,8 +376,8 @@ func (d *DB) Publish(pv byte, seg *Segment, tree SHA, v *View, ref Ref) error {
 				return err
 			}
 		}
-		if v != nil {
-			if err := txn.Set(viewKey(pv, tree), v.encode()); err != nil {
+		if rec != nil {
+			if err := txn.Set(viewKey(pv, tree), rec); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"sort"
 	"time"
 )
 
@@ -126,6 +127,12 @@ type ViewEntry struct {
 	// law residual, x10, 0 when not above): measured when the view is
 	// built, for the search prior on vocabulary hubs.
 	Vocab uint8
+	// FieldLen and Unique are the blob's totals (BlobHeader.FieldLen and
+	// UniqueTerm), kept in the view so that the next commit's view can
+	// recompute the view's totals and Vocab without reading a header per
+	// file (View.EntryStats says whether a record had them).
+	FieldLen [NumFields]uint32
+	Unique   uint32
 }
 
 // View is the indexed state of one tree: what BM25 statistics are over.
@@ -135,7 +142,31 @@ type View struct {
 	FieldLen [NumFields]uint64 // total terms per field over live chunks
 	Entries  []ViewEntry       // sorted by First, then path
 	Stats    ViewStats
+	// Filter fingerprints the rules that chose the view's files (the
+	// indexer's business: size limit, .kbignore): a view can be the base
+	// of the next commit's view only if they are unchanged.
+	Filter string
+	// EntryStats says the entries carry FieldLen and Unique (set by the
+	// indexer; records before version 3 have none).
+	EntryStats bool
+
+	// How the record was stored, when it is a delta (DB.View fills it,
+	// PublishOver extends it): nil for a full record.
+	delta *viewDelta
+	tree  SHA // the tree DB.View read it for
 }
+
+// viewDelta is a view stored as its differences from a full view (the
+// root): the root's entries whose path is removed or upserted are left
+// out, the upserted entries put in. Deltas are always over a full record,
+// never over another delta, so reading a view takes at most two records.
+type viewDelta struct {
+	root    SHA
+	removed map[string]bool
+	upserts map[string]ViewEntry
+}
+
+func (d *viewDelta) size() int { return len(d.removed) + len(d.upserts) }
 
 // ViewStats records how the view's files were treated.
 type ViewStats struct {
@@ -145,10 +176,17 @@ type ViewStats struct {
 	Bytes   int64          `json:"bytes"` // bytes of indexed files
 }
 
-const viewVersion = 2
+// View records. Version 3 adds the record kind (full or delta), the filter
+// fingerprint and each entry's FieldLen and Unique; versions 1 and 2 are
+// full records and still read.
+const viewVersion = 3
 
-func (v *View) encode() []byte {
-	b := []byte{viewVersion}
+const (
+	viewKindFull  = 0
+	viewKindDelta = 1
+)
+
+func (v *View) encodeHead(b []byte) []byte {
 	b = binary.AppendVarint(b, v.Created.Unix())
 	b = binary.AppendUvarint(b, uint64(v.Chunks))
 	for _, l := range v.FieldLen {
@@ -158,29 +196,127 @@ func (v *View) encode() []byte {
 	b = binary.AppendUvarint(b, uint64(v.Stats.Indexed))
 	b = binary.AppendUvarint(b, uint64(v.Stats.Bytes))
 	b = binary.AppendUvarint(b, uint64(len(v.Stats.Skipped)))
-	for k, n := range v.Stats.Skipped {
-		b = appendString(b, k)
-		b = binary.AppendUvarint(b, uint64(n))
+	keys := make([]string, 0, len(v.Stats.Skipped))
+	for k := range v.Stats.Skipped {
+		keys = append(keys, k)
 	}
-	b = binary.AppendUvarint(b, uint64(len(v.Entries)))
-	for _, e := range v.Entries {
-		b = appendString(b, e.Path)
-		b = append(b, e.Blob[:]...)
-		b = binary.AppendUvarint(b, uint64(e.Seg))
-		b = binary.AppendUvarint(b, uint64(e.First))
-		b = binary.AppendUvarint(b, uint64(e.N))
-		b = append(b, e.Vocab)
+	sort.Strings(keys) // the same view, the same bytes
+	for _, k := range keys {
+		b = appendString(b, k)
+		b = binary.AppendUvarint(b, uint64(v.Stats.Skipped[k]))
 	}
 	return b
 }
 
-func decodeView(b []byte) (*View, error) {
-	r := reader{b: b}
-	ver := r.byte()
-	if ver != 1 && ver != viewVersion {
-		return nil, corrupt("view record version %d, want %d", ver, viewVersion)
+func appendEntry(b []byte, e *ViewEntry) []byte {
+	b = appendString(b, e.Path)
+	b = append(b, e.Blob[:]...)
+	b = binary.AppendUvarint(b, uint64(e.Seg))
+	b = binary.AppendUvarint(b, uint64(e.First))
+	b = binary.AppendUvarint(b, uint64(e.N))
+	b = append(b, e.Vocab)
+	for _, l := range e.FieldLen {
+		b = binary.AppendUvarint(b, uint64(l))
 	}
-	v := &View{}
+	return binary.AppendUvarint(b, uint64(e.Unique))
+}
+
+// flagEntryStats: the entries' FieldLen and Unique were filled in.
+const flagEntryStats = 1
+
+func (v *View) flags() byte {
+	if v.EntryStats {
+		return flagEntryStats
+	}
+	return 0
+}
+
+// encode is the full record of v.
+func (v *View) encode() []byte {
+	b := make([]byte, 0, 64+len(v.Entries)*64)
+	b = append(b, viewVersion, viewKindFull, v.flags())
+	b = v.encodeHead(b)
+	b = appendString(b, v.Filter)
+	b = binary.AppendUvarint(b, uint64(len(v.Entries)))
+	for i := range v.Entries {
+		b = appendEntry(b, &v.Entries[i])
+	}
+	return b
+}
+
+// encodeDelta is the record of v as the differences d from its root.
+func (v *View) encodeDelta(d *viewDelta) []byte {
+	b := make([]byte, 0, 64+d.size()*64)
+	b = append(b, viewVersion, viewKindDelta, v.flags())
+	b = append(b, d.root[:]...)
+	b = v.encodeHead(b)
+	b = appendString(b, v.Filter)
+	removed := make([]string, 0, len(d.removed))
+	for p := range d.removed {
+		removed = append(removed, p)
+	}
+	sort.Strings(removed)
+	b = binary.AppendUvarint(b, uint64(len(removed)))
+	for _, p := range removed {
+		b = appendString(b, p)
+	}
+	b = binary.AppendUvarint(b, uint64(len(d.upserts)))
+	for _, e := range sortedEntries(d.upserts) {
+		b = appendEntry(b, &e)
+	}
+	return b
+}
+
+func sortedEntries(m map[string]ViewEntry) []ViewEntry {
+	es := make([]ViewEntry, 0, len(m))
+	for _, e := range m {
+		es = append(es, e)
+	}
+	sortEntries(es)
+	return es
+}
+
+// sortEntries puts entries in view order: by first chunk, then path.
+func sortEntries(es []ViewEntry) {
+	sort.Slice(es, func(i, j int) bool { return entryLess(&es[i], &es[j]) })
+}
+
+func entryLess(a, b *ViewEntry) bool {
+	return a.First < b.First || a.First == b.First && a.Path < b.Path
+}
+
+// decodeView decodes a view record: a full view, or (delta non-nil) the
+// head of a view whose entries are delta applied to its root's.
+func decodeView(b []byte) (*View, *viewDelta, error) {
+	// One copy of the record backs every path decoded from it: a view of
+	// a large repository has tens of thousands of paths, and a string
+	// each was most of the time spent reading it.
+	all := string(b)
+	r := reader{b: b}
+	str := func() string {
+		n := int(r.uvarint())
+		off := len(b) - len(r.b)
+		if r.bytes(n); r.err != nil {
+			return ""
+		}
+		return all[off : off+n]
+	}
+	ver := r.byte()
+	if ver < 1 || ver > viewVersion {
+		return nil, nil, corrupt("view record version %d, want %d", ver, viewVersion)
+	}
+	kind, flags := byte(viewKindFull), byte(0)
+	if ver >= 3 {
+		kind, flags = r.byte(), r.byte()
+	}
+	var d *viewDelta
+	if kind == viewKindDelta {
+		d = &viewDelta{removed: map[string]bool{}, upserts: map[string]ViewEntry{}}
+		copy(d.root[:], r.bytes(20))
+	} else if kind != viewKindFull {
+		return nil, nil, corrupt("view record of unknown kind %d", kind)
+	}
+	v := &View{EntryStats: flags&flagEntryStats != 0}
 	v.Created = time.Unix(r.varint(), 0)
 	v.Chunks = uint32(r.uvarint())
 	for i := range v.FieldLen {
@@ -192,17 +328,15 @@ func decodeView(b []byte) (*View, error) {
 	if n := int(r.uvarint()); n > 0 && r.err == nil {
 		v.Stats.Skipped = make(map[string]int, n)
 		for i := 0; i < n && r.err == nil; i++ {
-			k := r.string()
+			k := str()
 			v.Stats.Skipped[k] = int(r.uvarint())
 		}
 	}
-	n := int(r.uvarint())
-	if r.err == nil && n <= len(b) {
-		v.Entries = make([]ViewEntry, n)
+	if ver >= 3 {
+		v.Filter = str()
 	}
-	for i := range v.Entries {
-		e := &v.Entries[i]
-		e.Path = r.string()
+	entry := func(e *ViewEntry) {
+		e.Path = str()
 		copy(e.Blob[:], r.bytes(20))
 		e.Seg = uint32(r.uvarint())
 		e.First = uint32(r.uvarint())
@@ -210,8 +344,118 @@ func decodeView(b []byte) (*View, error) {
 		if ver >= 2 {
 			e.Vocab = r.byte()
 		}
+		if ver >= 3 {
+			for f := range e.FieldLen {
+				e.FieldLen[f] = uint32(r.uvarint())
+			}
+			e.Unique = uint32(r.uvarint())
+		}
 	}
-	return v, r.err
+	if d != nil {
+		n := int(r.uvarint())
+		for i := 0; i < n && r.err == nil && i <= len(b); i++ {
+			d.removed[str()] = true
+		}
+		n = int(r.uvarint())
+		for i := 0; i < n && r.err == nil && i <= len(b); i++ {
+			var e ViewEntry
+			entry(&e)
+			d.upserts[e.Path] = e
+		}
+		return v, d, r.err
+	}
+	n := int(r.uvarint())
+	if r.err == nil && n <= len(b) {
+		v.Entries = make([]ViewEntry, n)
+	}
+	for i := range v.Entries {
+		entry(&v.Entries[i])
+	}
+	return v, nil, r.err
+}
+
+// applyDelta fills v's entries: root's, less those d removes or
+// replaces, merged in view order with d's upserts.
+func applyDelta(v, root *View, d *viewDelta) {
+	ups := sortedEntries(d.upserts)
+	out := make([]ViewEntry, 0, len(root.Entries)+len(ups))
+	j := 0
+	for i := range root.Entries {
+		e := &root.Entries[i]
+		if d.removed[e.Path] {
+			continue
+		}
+		if _, ok := d.upserts[e.Path]; ok {
+			continue
+		}
+		for j < len(ups) && entryLess(&ups[j], e) {
+			out = append(out, ups[j])
+			j++
+		}
+		out = append(out, *e)
+	}
+	out = append(out, ups[j:]...)
+	v.Entries = out
+	v.EntryStats = root.EntryStats
+	v.delta = d
+}
+
+// deltaOver returns how v differs from the full view behind parent (the
+// parent itself, or its root when it was stored as a delta), or nil when
+// parent cannot be a base (no entry statistics).
+func deltaOver(v, parent *View) *viewDelta {
+	if parent == nil || !parent.EntryStats || !v.EntryStats || parent.tree == (SHA{}) {
+		return nil
+	}
+	d := &viewDelta{root: parent.tree, removed: map[string]bool{}, upserts: map[string]ViewEntry{}}
+	if pd := parent.delta; pd != nil {
+		d.root = pd.root
+		for p := range pd.removed {
+			d.removed[p] = true
+		}
+		for p, e := range pd.upserts {
+			d.upserts[p] = e
+		}
+	}
+	// What changed from parent to v, applied on top of parent's delta.
+	// Both are in view order, so one walk finds the differences (no map
+	// of every path: this runs on every commit). A path whose entry moved
+	// shows as removed at its old place and upserted at its new one: the
+	// upsert wins. A path removed that the root never had, or upserted
+	// with the root's own entry, is harmless: applyDelta gives the same
+	// entries.
+	var gone []string
+	now := map[string]bool{} // upserted by this walk
+	upsert := func(e *ViewEntry) {
+		d.upserts[e.Path] = *e
+		delete(d.removed, e.Path)
+		now[e.Path] = true
+	}
+	pe, ve := parent.Entries, v.Entries
+	i, j := 0, 0
+	for i < len(pe) || j < len(ve) {
+		switch {
+		case j == len(ve) || i < len(pe) && entryLess(&pe[i], &ve[j]):
+			gone = append(gone, pe[i].Path)
+			i++
+		case i == len(pe) || entryLess(&ve[j], &pe[i]):
+			upsert(&ve[j])
+			j++
+		default: // same place, same path
+			if pe[i] != ve[j] {
+				upsert(&ve[j])
+			}
+			i++
+			j++
+		}
+	}
+	for _, p := range gone {
+		if !now[p] {
+			d.removed[p] = true
+			delete(d.upserts, p)
+		}
+	}
+	return d
 }
 
 // Segments lists the segments a view's chunks live in.

@@ -19,10 +19,22 @@ import (
 // FormatVersion is the key layout version.
 //
 //	1: initial layout (see doc.go)
-const FormatVersion = 1
+//	2: view records of version 3, which may be deltas over another view;
+//	   a format 1 index is read as it is, and marked 2 by the first
+//	   read-write open (older git-kb then says the index is too new
+//	   instead of misreading a view)
+const FormatVersion = 2
 
 // MinReader is the oldest reader format that can read what this version writes.
-const MinReader = 1
+const MinReader = 2
+
+// oldestFormat is the oldest format this version reads.
+const oldestFormat = 1
+
+// SharedFormat is the layout of the records that package share exports
+// (blob records, postings, vectors): views are not shared, so format 2
+// left it as format 1 had it.
+const SharedFormat = 1
 
 var (
 	// ErrFormatTooNew means the index was written by a newer git-kb.
@@ -76,6 +88,10 @@ type Options struct {
 // minReserve is what any read-write open reserves: a ref, a format record.
 const minReserve = 1 << 20
 
+// smallSession: a read-write open that reserves less than this writes
+// little (an incremental index run of a few files).
+const smallSession = 16 << 20
+
 // badgerOptions are the Badger settings of every open of our database.
 func badgerOptions(dir string, readOnly bool) badger.Options {
 	return badger.DefaultOptions(dir).
@@ -120,6 +136,15 @@ func Open(ctx context.Context, dir string, o Options) (db *DB, err error) {
 	}
 	defer guard(dir, &err)
 	opts := badgerOptions(dir, o.ReadOnly)
+	if !o.ReadOnly && o.Reserve < smallSession {
+		// A small write session (a commit's few files, a ref) leaves its
+		// tables in level 0 for a later session to merge: merging level 0
+		// into level 1 rewrites level 1's overlapping tables, megabytes
+		// on a large index, and a one-file commit paid for that every
+		// other run (issue 20). Up to 8 small tables wait; a large
+		// session (or the 8th small one) merges them all at once.
+		opts = opts.WithNumLevelZeroTables(8).WithNumLevelZeroTablesStall(16)
+	}
 	delay := 25 * time.Millisecond
 	deadline := time.Now().Add(o.Wait)
 	waited, recovered := false, false
@@ -233,8 +258,15 @@ func (d *DB) checkFormat(o Options) error {
 	if fi.MinReader > FormatVersion {
 		return fmt.Errorf("%w: index format %d needs git-kb reading format %d, this one reads %d", ErrFormatTooNew, fi.Format, fi.MinReader, FormatVersion)
 	}
-	if fi.Format < FormatVersion {
+	if fi.Format < oldestFormat {
 		return fmt.Errorf("%w: index format %d, this git-kb writes %d; run `git kb reset` and index again", ErrFormatTooOld, fi.Format, FormatVersion)
+	}
+	if fi.Format < FormatVersion && !d.readOnly {
+		fi.Format, fi.MinReader = FormatVersion, MinReader
+		b, _ := json.Marshal(fi)
+		if err := d.db.Update(func(txn *badger.Txn) error { return txn.Set([]byte("m/format"), b) }); err != nil {
+			return fmt.Errorf("write format: %w", err)
+		}
 	}
 	d.Format = fi
 	return nil

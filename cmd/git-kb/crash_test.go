@@ -244,3 +244,76 @@ func TestSearchWhileIndexing(t *testing.T) {
 		t.Errorf("after indexing: exit %d %+v", code, r)
 	}
 }
+
+// TestKillNineWhileIndexingFromParent kills indexers that build a
+// commit's view from its parent's (a few files changed: the view is
+// written as a delta over the last full one) at 6 random points. After
+// each kill the commit indexed before answers exactly as before, the
+// killed commit answers as a clean index does or not at all, and the next
+// run finishes from the parent's view and agrees with a clean index.
+func TestKillNineWhileIndexingFromParent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a real indexer 6 times")
+	}
+	dir := gittest.New(t, genDocs(300, 4, "base"))
+	kbBin(t, dir, "index", "--quiet", "--embed", "off")
+	var commits []string
+	for c := range 6 {
+		commits = append(commits, gittest.Commit(t, dir, fmt.Sprintf("edit %d", c), genDocs(20, uint64(100+c), "base")))
+	}
+	// Each commit's answers from a clean index in a fresh clone.
+	clean := filepath.Join(t.TempDir(), "clean")
+	gittest.Git(t, filepath.Dir(clean), "clone", "-q", dir, clean)
+	want := map[string]string{}
+	var took time.Duration
+	for i, c := range commits {
+		t0 := time.Now()
+		kbBin(t, clean, "index", "--quiet", "--embed", "off", "--rev", c)
+		if i == 0 {
+			took = time.Since(t0)
+		}
+		for _, q := range crashQueries {
+			r, _, _ := searchBin(t, clean, "--no-index", "--rev", c, q)
+			want[c+q] = resultKey(r)
+		}
+	}
+	rng := rand.New(rand.NewPCG(43, 43))
+	for i, c := range commits {
+		cmd := exec.Command(gitKBBinary(t), "index", "--quiet", "--embed", "off", "--json", "--rev", c)
+		cmd.Dir, cmd.Env = dir, gittest.Env()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.Int64N(int64(took) * 12 / 10))
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		for _, earlier := range commits[max(0, i-1):i] {
+			for _, q := range crashQueries {
+				if r, errs, code := searchBin(t, dir, "--no-index", "--rev", earlier, q); code != 0 || resultKey(r) != want[earlier+q] {
+					t.Fatalf("kill %d after %v: %s %q: exit %d %s, or results differ from a clean index", i, delay, earlier[:8], q, code, errs)
+				}
+			}
+		}
+		for _, q := range crashQueries {
+			r, errs, code := searchBin(t, dir, "--no-index", "--rev", c, q)
+			if !(code != 0 && strings.Contains(errs, "not indexed") || code == 0 && resultKey(r) == want[c+q]) {
+				t.Fatalf("kill %d after %v: search of the killed commit %q: exit %d %s, results differ from a clean index: %v", i, delay, q, code, errs, code == 0)
+			}
+		}
+		out := kbBin(t, dir, "index", "--quiet", "--embed", "off", "--json", "--rev", c)
+		var st index.Stats
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if !st.AlreadyIndexed && st.Base == "" {
+			t.Fatalf("commit %d was indexed by listing its tree, not from its parent's view", i)
+		}
+		for _, q := range crashQueries {
+			if r, errs, code := searchBin(t, dir, "--no-index", "--rev", c, q); code != 0 || resultKey(r) != want[c+q] {
+				t.Fatalf("kill %d: after re-indexing, %q differs from a clean index: %s", i, q, errs)
+			}
+		}
+	}
+	kbBin(t, dir, "doctor") // exits 1 when anything is inconsistent
+}
