@@ -369,7 +369,7 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 			recs[i].header.First += first
 			headers[recs[i].blob] = recs[i].header
 		}
-		if st.UniqueTerms, err = writeSegment(ctx, db, seg, buf, lens, recs, headers, o.Progress); err != nil {
+		if st.UniqueTerms, err = writeSegment(ctx, db, seg, buf, lens, recs, headers, o.Progress, reopenEvery(budget)); err != nil {
 			db.Close()
 			return err
 		}
@@ -620,6 +620,10 @@ func finishView(v *store.View) {
 	v.EntryStats = true
 }
 
+// reopenEvery is how many bytes a write phase writes before it reopens
+// the database: a quarter of the memory budget, at least 1 MiB.
+func reopenEvery(budget int64) int64 { return max(budget/4, 1<<20) }
+
 // writeEstimate is what a write phase adds to the database at its peak
 // for blobs of n bytes, with a margin over the measured 0.6x.
 func writeEstimate(n int64) int64 { return n*3/4 + 1<<20 }
@@ -636,9 +640,17 @@ var errCollect = errors.New("collector failed")
 
 // writeSegment merges the buffer's runs into seg and writes the blobs'
 // records; it returns the number of distinct terms.
-func writeSegment(ctx context.Context, db *store.DB, seg *store.Segment, buf *postingBuffer, lens []uint32, recs []blobRec, headers map[store.SHA]store.BlobHeader, progress func(Event)) (int, error) {
+func writeSegment(ctx context.Context, db *store.DB, seg *store.Segment, buf *postingBuffer, lens []uint32, recs []blobRec, headers map[store.SHA]store.BlobHeader, progress func(Event), reopen int64) (int, error) {
 	b := db.NewBatch(PipelineVersion)
-	defer b.Cancel()
+	defer func() { b.Cancel() }()
+	// Every reopen bytes, let Badger go of the files it has mapped (the
+	// pages it wrote count in the process's memory until it closes them).
+	rotate := func() error {
+		if b.Written() < reopen {
+			return nil
+		}
+		return b.Reopen(ctx)
+	}
 	// Terms in runs may repeat from run to run: the total is a bound.
 	total := buf.runTerms + len(buf.m)
 	n := 0
@@ -659,7 +671,7 @@ func writeSegment(ctx context.Context, db *store.DB, seg *store.Segment, buf *po
 		if err := b.Postings(term, seg.ID, store.EncodePostings(ps)); err != nil {
 			return fmt.Errorf("write postings: %w", err)
 		}
-		return nil
+		return rotate()
 	})
 	if err != nil {
 		return terms, err
@@ -671,7 +683,7 @@ func writeSegment(ctx context.Context, db *store.DB, seg *store.Segment, buf *po
 		if err := b.BlobEncoded(blob, headers[blob], meta); err != nil {
 			return fmt.Errorf("write blob record: %w", err)
 		}
-		return nil
+		return rotate()
 	})
 	if err != nil {
 		return terms, err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -283,16 +284,41 @@ func (d *DB) AllocSegment(n uint32) (seg, first uint32, err error) {
 // Batch writes a segment's bulk data. Nothing written through it is visible
 // until Publish commits the segment.
 type Batch struct {
-	wb *badger.WriteBatch
-	pv byte
+	wb      *badger.WriteBatch
+	pv      byte
+	d       *DB
+	written int64
 }
 
 // NewBatch starts a bulk write for pipeline pv.
-func (d *DB) NewBatch(pv byte) *Batch { return &Batch{wb: d.db.NewWriteBatch(), pv: pv} }
+func (d *DB) NewBatch(pv byte) *Batch { return &Batch{wb: d.db.NewWriteBatch(), pv: pv, d: d} }
+
+func (b *Batch) set(k, v []byte) error {
+	b.written += int64(len(k) + len(v))
+	return b.wb.Set(k, v)
+}
+
+// Written is how many bytes of keys and values the batch was given since
+// it started or last reopened the database.
+func (b *Batch) Written() int64 { return b.written }
+
+// Reopen writes what the batch holds, reopens the database (DB.Reopen:
+// what Badger had mapped is let go) and goes on in a new batch. Nothing is
+// visible before Publish either way.
+func (b *Batch) Reopen(ctx context.Context) error {
+	if err := b.wb.Flush(); err != nil {
+		return err
+	}
+	if err := b.d.Reopen(ctx); err != nil {
+		return err
+	}
+	b.wb, b.written = b.d.db.NewWriteBatch(), 0
+	return nil
+}
 
 // Postings stores the encoded postings of term in seg.
 func (b *Batch) Postings(term string, seg uint32, data []byte) error {
-	return b.wb.Set(postingKey(b.pv, term, seg), data)
+	return b.set(postingKey(b.pv, term, seg), data)
 }
 
 // Lengths stores the body length of each chunk of seg.
@@ -301,7 +327,7 @@ func (b *Batch) Lengths(seg uint32, ls []uint32) error {
 	for _, l := range ls {
 		buf = binary.AppendUvarint(buf, uint64(l))
 	}
-	return b.wb.Set(lengthsKey(b.pv, seg), buf)
+	return b.set(lengthsKey(b.pv, seg), buf)
 }
 
 // Blob stores what a blob became.
@@ -324,11 +350,11 @@ func EncodeBlobMeta(m *BlobMeta) ([]byte, error) { return json.Marshal(m) }
 // BlobEncoded is Blob with the meta already encoded (nil: none).
 func (b *Batch) BlobEncoded(blob SHA, h BlobHeader, meta []byte) error {
 	if meta != nil {
-		if err := b.wb.Set(metaKey(b.pv, blob), meta); err != nil {
+		if err := b.set(metaKey(b.pv, blob), meta); err != nil {
 			return err
 		}
 	}
-	return b.wb.Set(blobKey(b.pv, blob), h.encode())
+	return b.set(blobKey(b.pv, blob), h.encode())
 }
 
 // Flush writes everything and ends the batch.

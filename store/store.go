@@ -66,6 +66,7 @@ type DB struct {
 	dir      string
 	readOnly bool
 	release  func() // the lock openBadger took, if any
+	opened   Options
 	Format   FormatInfo
 }
 
@@ -151,7 +152,7 @@ func Open(ctx context.Context, dir string, o Options) (db *DB, err error) {
 	for {
 		bdb, release, err := openBadger(opts)
 		if err == nil {
-			d := &DB{db: bdb, dir: dir, readOnly: o.ReadOnly, release: release}
+			d := &DB{db: bdb, dir: dir, readOnly: o.ReadOnly, release: release, opened: o}
 			if err := d.checkFormat(o); err != nil {
 				d.Close()
 				return nil, classify(dir, err)
@@ -277,6 +278,24 @@ func (d *DB) Close() error {
 	err := d.db.Close()
 	d.release()
 	return err
+}
+
+// Reopen closes the database and opens it again as it was opened. A long
+// write session calls it every so often: Badger keeps every value-log
+// file it wrote mapped until it closes, and the pages written stay
+// resident, so a session that writes hundreds of megabytes held them all
+// in memory (at 8x Go's source, 1,168 MiB peak RSS with a Go heap under
+// 600 MB; issue 20).
+func (d *DB) Reopen(ctx context.Context) error {
+	if err := d.Close(); err != nil {
+		return err
+	}
+	nd, err := Open(ctx, d.dir, d.opened)
+	if err != nil {
+		return err
+	}
+	*d = *nd
+	return nil
 }
 
 // Dir is the database directory.
