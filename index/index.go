@@ -55,7 +55,7 @@ type Stats struct {
 	Indexed        int            `json:"indexed"` // files with chunks in the view
 	Skipped        map[string]int `json:"skipped"`
 	BlobsNew       int            `json:"blobs_new"`
-	BlobsReused    int            `json:"blobs_reused"`
+	BlobsReused    int            `json:"blobs_reused"` // of a run built from a parent's view: files of the view whose blob was indexed before
 	BytesRead      int64          `json:"bytes_read"`
 	Chunks         int            `json:"chunks"`     // chunks in the view
 	NewChunks      int            `json:"new_chunks"` // chunks made by this run
@@ -125,6 +125,10 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 	defer release()
 	tm.since("lock", t0)
+	// What a killed run left (we hold the index lock): also when this run
+	// finds its commit indexed, as when a run was killed after publishing
+	// but before it cleaned up.
+	os.RemoveAll(SpillDir(repo.KBDir()))
 
 	dbDir := DBDir(repo)
 	storeOpts := store.Options{Wait: o.Wait, OnWait: onWait("searches to release the index"), Pipeline: PipelineVersion, CreatedBy: "git-kb " + o.Version}
@@ -378,6 +382,20 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 
 	t0 = time.Now()
 	v := newView(files, headers, st, f, plan)
+	if plan != nil {
+		// Built from a parent: reused are the view's files whose blob
+		// was indexed before (counting each file: no map of every blob).
+		read := make(map[store.SHA]bool, len(todo))
+		for _, h := range todo {
+			read[h] = true
+		}
+		st.BlobsReused = 0
+		for _, e := range v.Entries {
+			if !read[e.Blob] {
+				st.BlobsReused++
+			}
+		}
+	}
 	var parent *store.View
 	if plan != nil {
 		parent = plan.parent

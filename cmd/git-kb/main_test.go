@@ -12,6 +12,7 @@ import (
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/store"
 	"golang.org/x/text/encoding/simplifiedchinese"
 )
 
@@ -320,7 +321,7 @@ func TestStatusAndRepoUntouched(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Exists || !rep.HeadIndex || len(rep.Views) != 1 || rep.Views[0].Chunks == 0 || rep.SizeBytes == 0 || rep.Format != 1 {
+	if !rep.Exists || !rep.HeadIndex || len(rep.Views) != 1 || rep.Views[0].Chunks == 0 || rep.SizeBytes == 0 || rep.Format != store.FormatVersion {
 		t.Fatalf("status: %+v", rep)
 	}
 	if after := gittest.Git(t, dir, "status", "--porcelain", "--ignored"); after != before {
