@@ -53,6 +53,7 @@ type filter struct {
 	maxSize  int64
 	ignore   gitignore.Matcher // from .kbignore; nil when absent
 	kbignore string
+	policy   string // the secrets policy's fingerprint, for fingerprint
 }
 
 func newFilter(maxSize int64, kbignore string) *filter {
@@ -72,12 +73,13 @@ func newFilter(maxSize int64, kbignore string) *filter {
 }
 
 // fingerprint names the filter's rules (the size limit and .kbignore; the
-// built-in ones change with PipelineVersion), recorded in each view: a
-// view is the base of the next one only under the same rules, else a
-// file it left out (or kept) might now be kept (or left out).
+// built-in ones change with PipelineVersion) and the secrets policy,
+// recorded in each view: a view is the base of the next one only under
+// the same rules, else a file it left out (or kept) might now be kept (or
+// left out), and its files' chunks might hide or show other values.
 func (f *filter) fingerprint() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%d\x00%s", f.maxSize, f.kbignore)
+	fmt.Fprintf(h, "%d\x00%s\x00%s", f.maxSize, f.kbignore, f.policy)
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 

@@ -224,3 +224,51 @@ func TestIncrementalViewEqualsRebuild(t *testing.T) {
 		}
 	}
 }
+
+// TestNoBaseAcrossPolicies: a view built under another secrets policy
+// (kb.secrets.allow) or another kb.maxFileSize is not the base of a new
+// commit's view: its files' chunks were redacted (or chosen) otherwise.
+func TestNoBaseAcrossPolicies(t *testing.T) {
+	ctx := context.Background()
+	dir := gittest.New(t, map[string]string{"a.md": "# A\n\n连接池 超时\n", "b.md": "# B\n\n重试 回滚\n"})
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() *Stats {
+		t.Helper()
+		st, err := Run(ctx, repo, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	run()
+	c1 := gittest.Git(t, dir, "rev-parse", "HEAD")
+	gittest.Commit(t, dir, "c2", map[string]string{"a.md": "# A\n\n连接池 超时 重试\n"})
+	if st := run(); st.Base != c1 {
+		t.Fatalf("c2 was not built from c1: base %q", st.Base)
+	}
+	gittest.Git(t, dir, "config", "--add", "kb.secrets.allow", "aws-access-key")
+	gittest.Commit(t, dir, "c3", map[string]string{"b.md": "# B\n\n重试 回滚 告警\n"})
+	if st := run(); st.Base != "" {
+		t.Fatalf("c3, under a new secrets policy, was built from %s", st.Base)
+	}
+	gittest.Commit(t, dir, "c4", map[string]string{"c.md": "# C\n\n备份\n"})
+	if st := run(); st.Base == "" {
+		t.Fatalf("c4 was not built from c3")
+	}
+	// A branch off c2, indexed under the old policy: built from the last
+	// indexed view (the policy matches), not from its parent's.
+	c2 := gittest.Git(t, dir, "rev-parse", "HEAD~2")
+	gittest.Git(t, dir, "checkout", "-q", "-b", "old", c2)
+	gittest.Commit(t, dir, "c2b", map[string]string{"e.md": "# E\n\n缩容\n"})
+	if st := run(); st.Base == "" || st.Base == c2 || st.Base == c1 {
+		t.Fatalf("c2b was built from %q, want c3 or c4, indexed last (c2's view is of another policy)", st.Base)
+	}
+	gittest.Git(t, dir, "config", "kb.maxFileSize", "100k")
+	gittest.Commit(t, dir, "c5", map[string]string{"d.md": "# D\n\n扩容\n"})
+	if st := run(); st.Base != "" {
+		t.Fatalf("c5, under a new kb.maxFileSize, was built from %s", st.Base)
+	}
+}

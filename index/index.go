@@ -190,6 +190,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		kbignore = string(b)
 	}
 	f := newFilter(o.MaxFileSize, kbignore)
+	f.policy = fp // a view built under another secrets policy is no base
 	tm.since("settings", t0)
 
 	// A commit whose parent (or the last indexed commit) has a view is
