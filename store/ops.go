@@ -309,6 +309,9 @@ func (b *Batch) Reopen(ctx context.Context) error {
 	if err := b.wb.Flush(); err != nil {
 		return err
 	}
+	// What is written is on disk: the free-space check of the reopen
+	// asks only for the rest of the session's estimate.
+	b.d.opened.Reserve = max(b.d.opened.Reserve-b.written, minReserve)
 	if err := b.d.Reopen(ctx); err != nil {
 		return err
 	}
