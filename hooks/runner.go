@@ -155,7 +155,8 @@ func Run(ctx context.Context, kbDir string, index func(context.Context) (string,
 		waitStart := time.Now()
 		for {
 			p := pendingSince(dir)
-			if d := time.Since(p); d >= Debounce || time.Since(waitStart) > maxDebounce {
+			quiet := time.Since(p) >= Debounce && !sequencing(filepath.Dir(kbDir))
+			if quiet || time.Since(waitStart) > maxDebounce {
 				break
 			}
 			select {
@@ -226,4 +227,19 @@ func openLog(kbDir string) *os.File {
 		f, _ = os.Open(os.DevNull)
 	}
 	return f
+}
+
+// sequencing says a rebase, cherry-pick or revert sequence is under way in
+// a worktree of the repository whose common git dir is commonDir: its
+// hooks fire once per commit, with gaps that pass Debounce on a busy
+// machine, and the commits in between are not worth an index run each.
+// The wait stays bounded by maxDebounce.
+func sequencing(commonDir string) bool {
+	for _, pat := range []string{"rebase-merge", "rebase-apply", "sequencer",
+		"worktrees/*/rebase-merge", "worktrees/*/rebase-apply", "worktrees/*/sequencer"} {
+		if m, _ := filepath.Glob(filepath.Join(commonDir, pat)); len(m) > 0 {
+			return true
+		}
+	}
+	return false
 }
