@@ -20,7 +20,8 @@ import (
 // name says: nameWeight times the share of the question's concepts (a
 // word of the user's with its translations, so 清理 meets cleanup and 模板
 // meets template) found among the words of its base name, extension left
-// out. Each concept the view holds counts alike: weighting them by IDF
+// out. Lexical mode only: a hybrid score is a fused rank, where any
+// factor is a reordering. Each concept the view holds counts alike: weighting them by IDF
 // favoured the Chinese words of a code repository, rare in its text and
 // never in its names, and measured a little lower on every dev set.
 //

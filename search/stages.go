@@ -127,7 +127,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		fileScores = stats.file
 	}
 	files := group(req.View, hits, cov, fileScores)
-	if req.on(LeverName) {
+	if req.Mode == ModeLexical && req.on(LeverName) {
+		// Hybrid scores are fused ranks, a few thousandths apart: a factor
+		// on them reorders by the name alone (as coverage, lexical only).
 		weighNames(nameConcepts(q, cands), files)
 	}
 	if err := s.priors(req, q, files); err != nil {
