@@ -95,6 +95,9 @@ func TestExplain(t *testing.T) {
 			t.Fatalf("%s: no explain", x.Path)
 		}
 		parts := e.BestChunk + e.Support + e.File
+		if e.NameFactor > 0 {
+			parts *= e.NameFactor
+		}
 		for _, p := range e.Priors {
 			parts *= p.Factor
 		}
