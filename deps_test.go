@@ -28,6 +28,7 @@ func TestDependencyDirection(t *testing.T) {
 		"llm":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "ann", mod + "cmd"},
 		"eval":    {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "cmd", "github.com/urfave/"},
 		"secrets": {mod + "store", mod + "gitx", "github.com/go-git/", mod + "segment", mod + "chunk", mod + "index", mod + "search", mod + "cmd"},
+		"org":     {mod + "store", mod + "gitx", "github.com/go-git/", mod + "index", mod + "search", mod + "engine", mod + "cmd", mod + "mcp"},
 		"ann":     {mod + "store", mod + "gitx", mod + "segment", mod + "index", mod + "search", mod + "llm", mod + "cmd"},
 	}
 	for pkg, bad := range forbidden {

@@ -68,6 +68,13 @@ func (s *Shared) Search(ctx context.Context, req search.Request, rev string) (*s
 	return resp, Friendly(err)
 }
 
+// OrgSearch searches every repository published to the org index
+// (kb.org.url): no lock, as it reads nothing local.
+func (s *Shared) OrgSearch(ctx context.Context, query, path string, k int) (*search.Response, error) {
+	resp, err := s.k.OrgSearch(ctx, OrgSearchRequest{Query: query, Path: path, K: k})
+	return resp, Friendly(err)
+}
+
 // File reads path as tracked at rev.
 func (s *Shared) File(ctx context.Context, rev, path string) (string, string, []byte, error) {
 	s.mu.Lock()

@@ -133,12 +133,30 @@ func worktreeFile(ctx context.Context, repo *gitx.Repo, f *filter, pol *secrets.
 	if old, ok := committed(p); ok && old == blob {
 		return nil, false, "", nil
 	}
+	af, why := analyzeFile(an, tm, pol, p, blob, data)
+	if why != "" {
+		return nil, false, why, nil
+	}
+	return af, false, "", nil
+}
+
+// AnalyzeBlob chunks and analyzes one blob at path exactly as the indexer
+// does (secrets redacted by pol first), keeping in memory what the indexer
+// turns into postings: each chunk's terms by field, and the redacted
+// lines. skip says why the blob has no chunks (SkipBinary, SkipFailed,
+// SkipEmpty). For callers that send a view's chunks elsewhere (git kb
+// publish) and must analyze them as local search does.
+func AnalyzeBlob(pol *secrets.Policy, path string, blob store.SHA, data []byte) (af *store.AnalyzedFile, skip string) {
+	return analyzeFile(segment.Tiny(), &timer{m: map[string]time.Duration{}}, pol, path, blob, data)
+}
+
+func analyzeFile(an *segment.Analyzer, tm *timer, pol *secrets.Policy, p string, blob store.SHA, data []byte) (*store.AnalyzedFile, string) {
 	a, text, doc := analyzeKeep(an, tm, pol, p, blob, data)
 	if why := map[byte]string{store.SkipBinary: SkipBinary, store.SkipFailed: SkipFailed}[a.header.Skip]; why != "" || a.header.N == 0 {
 		if why == "" {
 			why = SkipEmpty
 		}
-		return nil, false, why, nil
+		return nil, why
 	}
 	af := &store.AnalyzedFile{Path: p, Blob: blob, Meta: a.meta, Lines: strings.Split(text, "\n"), BodyLen: a.lens}
 	for f, l := range a.header.FieldLen {
@@ -154,7 +172,7 @@ func worktreeFile(ctx context.Context, repo *gitx.Repo, f *filter, pol *secrets.
 	for _, c := range doc.Chunks {
 		af.EmbedInputs = append(af.EmbedInputs, EmbedText(a.meta.Title, c.Heading, c.Text))
 	}
-	return af, false, "", nil
+	return af, ""
 }
 
 // gitBlobHash is git's object name for a blob: SHA-1 of "blob <size>\0"

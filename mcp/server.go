@@ -48,6 +48,9 @@ type Backend interface {
 	Status(ctx context.Context) (*index.Report, error)
 	// DenseOn says whether an embedder is configured.
 	DenseOn() bool
+	// OrgSearch searches every repository published to the organisation's
+	// index (git kb publish, kb.org.url); path filters as Search's scope.
+	OrgSearch(ctx context.Context, query, path string, k int) (*search.Response, error)
 	// ContextPack packs the best of req's results into budget tokens (JSON
 	// blocks).
 	ContextPack(ctx context.Context, req search.Request, rev string, budget int) (*pack.Pack, error)
@@ -210,6 +213,7 @@ type SearchIn struct {
 	Mode     string  `json:"mode,omitempty" jsonschema:"lexical, dense or hybrid (default hybrid when an embedder is configured, else lexical)"`
 	Related  bool    `json:"related,omitempty" jsonschema:"also list, after strong matches, the definitions of names they use and the files they import or that import them (match: related)"`
 	Repo     string  `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
+	Org      bool    `json:"org,omitempty" jsonschema:"search every repository published to the organisation's index (git kb publish) instead of this one; results name their repo and citations read <repo>@<commit>:<path>#L<a>-L<b>; repo:NAME in the query narrows it; lexical"`
 }
 
 // KeywordIn are keyword_search's arguments.
@@ -230,6 +234,27 @@ func (t *tools) hybridSearch(ctx context.Context, _ *sdk.CallToolRequest, in Sea
 	r, err := t.repo(in.Repo)
 	if err != nil {
 		return nil, nil, err
+	}
+	if in.Org {
+		if in.Rev != "" || in.Related || (in.Mode != "" && in.Mode != search.ModeLexical) {
+			return nil, nil, errors.New("org: true searches what each repository published, lexically: leave out rev, related and mode")
+		}
+		k := in.TopK
+		switch {
+		case k == 0:
+			k = defaultTopK
+		case k < 0 || k > maxTopK:
+			return nil, nil, fmt.Errorf("top_k %d: want 1 to %d", k, maxTopK)
+		}
+		if strings.TrimSpace(in.Query) == "" {
+			return nil, nil, errors.New("query is empty: say what to look for")
+		}
+		resp, err := r.Backend.OrgSearch(ctx, in.Query, in.Path, k)
+		if err != nil {
+			return nil, nil, err
+		}
+		resp.Timings, resp.Terms = nil, nil
+		return nil, resp, nil
 	}
 	if in.Mode != "" && in.Mode != search.ModeLexical && !r.Backend.DenseOn() {
 		return nil, nil, fmt.Errorf("mode %s needs an embedder, and %s has none configured: use mode lexical, or see index_status", in.Mode, r.Name)

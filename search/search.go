@@ -199,6 +199,11 @@ type Result struct {
 	Priors []PriorFactor `json:"priors,omitempty"`
 	// Explain is the parts of the score (--explain).
 	Explain *Explain `json:"explain,omitempty"`
+
+	// Repo and Commit are set by an org-wide search (git kb search
+	// --org), whose results come from many repositories and commits.
+	Repo   string `json:"repo,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // PriorFactor is one query-independent factor of a file's score: every

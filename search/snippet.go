@@ -103,3 +103,14 @@ func clip(s string, terms []string) string {
 	}
 	return out
 }
+
+// Snippet is the snippet of lines start..end (1-based) for the analyzed
+// query terms, as a result shows it, and Highlight marks the matching
+// words of results' snippets: for results ranked elsewhere (git kb search
+// --org).
+func Snippet(lines []string, start, end int, terms []string) string {
+	return snippet(lines, start, end, terms)
+}
+
+// Highlight sets rs' Highlights for the analyzed query terms.
+func Highlight(rs []Result, terms []string) { highlight(rs, terms) }

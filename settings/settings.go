@@ -45,6 +45,8 @@ type Settings struct {
 	GCKeepTags   bool
 	// ShareRemote is kb.share.remote ("" : origin).
 	ShareRemote string
+	// Org is kb.org.*: the organisation's Weaviate index.
+	Org Org
 	// MCPRepos is kb.mcp.repos; MCPToken is GIT_KB_MCP_TOKEN, else
 	// kb.mcp.token (MCPTokenFrom says which).
 	MCPRepos     []string
@@ -83,6 +85,15 @@ type Embed struct {
 	// QueryTimeout bounds embedding one query; Cooldown is how long search
 	// skips an endpoint after it failed.
 	QueryTimeout, Cooldown time.Duration
+}
+
+// Org is kb.org.*.
+type Org struct {
+	URL, APIKey, Collection string
+	// Repo is kb.org.repo as set ("": derived from the origin remote).
+	Repo        string
+	Timeout     time.Duration
+	AutoPublish bool
 }
 
 // Chat is kb.chat.*.

@@ -54,6 +54,7 @@ func TestDefaults(t *testing.T) {
 		Embed:  Embed{BatchSize: 32, Concurrency: 2, MaxRetries: 5, Timeout: time.Minute, QueryTimeout: 1500 * time.Millisecond, Cooldown: time.Minute},
 		Chat:   Chat{Timeout: 2 * time.Minute, MaxRetries: 3},
 		Rerank: Rerank{Mode: "off", Timeout: 30 * time.Second, Concurrency: 4},
+		Org:    Org{Collection: "GitKB", Timeout: 15 * time.Second},
 	}
 	got := *s
 	got.values = nil
@@ -295,5 +296,31 @@ func TestBareKey(t *testing.T) {
 	s := load(t, r, noEnv)
 	if v, _ := s.Value("kb.gc.keepTags"); !s.GCKeepTags || !v.Set || v.Value != "true" {
 		t.Errorf("bare kb.gc.keepTags: %v, %+v", s.GCKeepTags, v)
+	}
+}
+
+func TestOrgSettings(t *testing.T) {
+	dir, _, r := repo(t)
+	for k, v := range map[string]string{"kb.org.url": "http://weaviate.internal:8080", "kb.org.apiKey": "from-config", "kb.org.collection": "TeamKB",
+		"kb.org.repo": "team/svc", "kb.org.timeoutMs": "2500", "kb.org.autoPublish": "true"} {
+		gittest.Git(t, dir, "config", k, v)
+	}
+	s := load(t, r, noEnv)
+	want := Org{URL: "http://weaviate.internal:8080", APIKey: "from-config", Collection: "TeamKB", Repo: "team/svc", Timeout: 2500 * time.Millisecond, AutoPublish: true}
+	if s.Org != want {
+		t.Fatalf("kb.org.*: %+v, want %+v", s.Org, want)
+	}
+	if v, _ := s.Value("kb.org.apiKey"); v.Value != "" || !v.Secret {
+		t.Errorf("the API key is shown: %+v", v)
+	}
+	if s = load(t, r, func(k string) string { return map[string]string{"GIT_KB_ORG_API_KEY": "from-env"}[k] }); s.Org.APIKey != "from-env" {
+		t.Errorf("GIT_KB_ORG_API_KEY does not win: %q", s.Org.APIKey)
+	}
+	for k, v := range map[string]string{"kb.org.collection": "lower", "kb.org.url": "weaviate:8080"} {
+		gittest.Git(t, dir, "config", k, v)
+		if _, err := Load(context.Background(), r, noEnv); err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s = %s accepted: %v", k, v, err)
+		}
+		gittest.Git(t, dir, "config", "--unset", k)
 	}
 }

@@ -106,6 +106,41 @@ var Table = []Setting{
 			s.ShareRemote = strings.TrimSpace(v)
 			return nil
 		}},
+	{Key: "kb.org.url", Type: "url", Accepted: "an http(s) URL of a Weaviate server, e.g. http://weaviate.internal:8080",
+		Doc: "the organisation's Weaviate endpoint: `git kb publish` writes this repository there, `git kb search --org` searches every repository published there",
+		set: urlInto(func(s *Settings) *string { return &s.Org.URL })},
+	{Key: "kb.org.apiKey", Type: "secret", Env: []string{"GIT_KB_ORG_API_KEY"}, Secret: true, Accepted: "the Weaviate API key",
+		Doc: "bearer token sent to kb.org.url; GIT_KB_ORG_API_KEY overrides it (keep it there rather than in a shared config)",
+		set: func(s *Settings, _ *Setting, v string, _ []string, _ string) error {
+			s.Org.APIKey = strings.TrimSpace(v)
+			return nil
+		}},
+	{Key: "kb.org.collection", Type: "string", Default: "GitKB", Accepted: "a Weaviate collection name: a capital letter, then letters, digits or _",
+		Doc: "the collection every repository of the organisation is published to",
+		set: func(s *Settings, d *Setting, v string, _ []string, _ string) error {
+			v = strings.TrimSpace(v)
+			ok := v != "" && v[0] >= 'A' && v[0] <= 'Z'
+			for _, r := range v {
+				ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
+			}
+			if !ok {
+				return d.errorf(v, "not a collection name")
+			}
+			s.Org.Collection = v
+			return nil
+		}},
+	{Key: "kb.org.repo", Type: "string", Accepted: "a name such as team/service",
+		Doc: "this repository's name in the org index and in `--org` citations; unset: the origin remote's path (github.com/team/service.git -> team/service), else the directory's name",
+		set: func(s *Settings, _ *Setting, v string, _ []string, _ string) error {
+			s.Org.Repo = strings.TrimSpace(v)
+			return nil
+		}},
+	{Key: "kb.org.timeoutMs", Type: "milliseconds", Default: "15000", Accepted: "milliseconds ≥ 1",
+		Doc: "total time one request to kb.org.url may take (a search, one batch of a publish) before it fails with a clear error",
+		set: msInto(1, func(s *Settings) *time.Duration { return &s.Org.Timeout })},
+	{Key: "kb.org.autoPublish", Type: "bool", Default: "false", Accepted: "true or false",
+		Doc: "the hooks' background runner publishes HEAD after indexing it, when HEAD is the default branch",
+		set: boolInto(func(s *Settings) *bool { return &s.Org.AutoPublish })},
 	{Key: "kb.mcp.repos", Type: "list", Multi: true, Accepted: "paths of other repositories (relative to this work tree), one per git config --add",
 		Doc: "more repositories `git kb mcp` serves beside this one",
 		set: func(s *Settings, _ *Setting, _ string, vals []string, _ string) error {

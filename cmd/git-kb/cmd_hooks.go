@@ -385,8 +385,27 @@ func runHooks(ctx context.Context, e env, repo *gitx.Repo) error {
 		if err == nil {
 			err = embedAfterIndex(ctx, quiet, repo, cfg, st, "background", true)
 		}
+		hookPublish(ictx, e, repo, st.Commit)
 		return st.Commit, err
 	})
+}
+
+// hookPublish publishes the commit just indexed to the org index when
+// kb.org.autoPublish asks for it (engine.AutoPublish decides); the
+// outcome goes to the hooks log, and a failure never fails the indexing.
+func hookPublish(ctx context.Context, e env, repo *gitx.Repo, commit string) {
+	kb, err := openKB(ctx, e, repo, true)
+	if err != nil {
+		return // indexing reported the settings
+	}
+	st, ran, err := kb.AutoPublish(ctx, commit)
+	switch {
+	case err != nil:
+		fmt.Fprintf(e.Stderr, "%s git kb: publish %s: %v\n", time.Now().Format(time.RFC3339), commit[:min(12, len(commit))], friendly(err))
+	case ran:
+		fmt.Fprintf(e.Stderr, "%s git kb: published %s at %s to %s: wrote %d chunks, deleted %d\n",
+			time.Now().Format(time.RFC3339), st.Repo, commit[:min(12, len(commit))], st.Collection, st.Written, st.Deleted)
+	}
 }
 
 // pullMarker asks the runner to pull before indexing: a merge or checkout

@@ -91,7 +91,15 @@ Examples:
   git kb search --rev v7.5.0 --json "慢查询日志"
   git kb search --related "@@RetryCount"
   git kb search --worktree "灰度发布 检查项"      # includes the doc you are writing
-  git kb search --mode dense "怎样让服务不中断地升级"`,
+  git kb search --mode dense "怎样让服务不中断地升级"
+
+Org-wide. --org searches every repository published to the organisation's
+Weaviate index (git kb publish; kb.org.url) instead of this one: the same
+results and JSON, plus "repo" and "commit" per result, citations
+<repo>@<commit>:<path>#L<a>-L<b>, and repo:NAME / -repo:NAME in the query.
+An endpoint that is down or slow is an error after kb.org.timeoutMs; local
+search is not touched.
+  git kb search --org "发布失败后如何回滚 repo:team/deploy"`,
 		Flags: append([]cli.Flag{
 			revFlag, jsonFlag, quietFlag, verboseFlag,
 			&cli.IntFlag{Name: "n", Aliases: []string{"limit"}, Value: 10, Usage: "number of results"},
@@ -102,6 +110,7 @@ Examples:
 			&cli.BoolFlag{Name: "related", Usage: "after strong matches, list what they import, what imports them and the definitions they use"},
 			&cli.BoolFlag{Name: "explain", Usage: "show the parts of each result's score: chunk, other chunks, query coverage, priors"},
 			worktreeFlag,
+			&cli.BoolFlag{Name: "org", Usage: "search every repository published to the organisation's index (kb.org.url; see git kb publish)"},
 		}, searchRequestFlags()...),
 		Action: func(c *cli.Context) error {
 			return runSearch(c, e)
@@ -122,6 +131,9 @@ func runSearch(c *cli.Context, e env) error {
 	repo, err := openRepo(e)
 	if err != nil {
 		return err
+	}
+	if c.Bool("org") {
+		return orgSearch(c, e, repo, query)
 	}
 	noticeGoneHooks(e, repo)
 	quiet := c.Bool("quiet")
@@ -378,4 +390,46 @@ func placeOf(r search.Result) string {
 		return r.Heading
 	}
 	return r.Title
+}
+
+// orgSearch runs git kb search --org: the engine's OrgSearch, printed as
+// local results are.
+func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
+	for _, f := range []string{"worktree", "related", "since", "explain", "rerank", "prf", "ranking", "no-index"} {
+		if c.IsSet(f) {
+			return usagef("--%s works on this repository's index, not with --org", f)
+		}
+	}
+	if c.IsSet("rev") {
+		return usagef("--org searches what each repository published (git kb publish --rev chooses the commit): leave out --rev")
+	}
+	if m := c.String("mode"); m != "" && m != search.ModeLexical {
+		return usagef("--org --mode %s: the org index is searched lexically (vectors are not published yet)", m)
+	}
+	kb, err := openKB(c.Context, e, repo, c.Bool("quiet"))
+	if err != nil {
+		return err
+	}
+	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file")})
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSON(e.Stdout, resp)
+	}
+	w := e.Stdout
+	if len(resp.Results) == 0 {
+		fmt.Fprintf(w, "no results for %q in the org index\n", resp.Query)
+		return nil
+	}
+	for _, r := range resp.Results {
+		more := ""
+		if r.MoreInFile > 0 {
+			more = fmt.Sprintf("  (+%d more in file)", r.MoreInFile)
+		}
+		fmt.Fprintf(w, "%2d. %s %s  L%d-L%d  %s%s\n", r.Rank, style(e, "36", r.Repo), style(e, "1", r.Path), r.StartLine, r.EndLine, placeOf(r), more)
+		fmt.Fprintf(w, "    %s\n", highlight(e, r.Snippet, r.Highlights))
+		fmt.Fprintf(w, "    %s\n", style(e, "2", r.Citation))
+	}
+	return nil
 }

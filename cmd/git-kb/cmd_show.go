@@ -21,7 +21,8 @@ Any revision works in place of the commit; without #L the whole file prints.
 
 Examples:
   git kb show a8731366d6ef:docs/rollback.md#L10-L42
-  git kb show -n -C 3 HEAD:README.md#L5-L9`,
+  git kb show -n -C 3 HEAD:README.md#L5-L9
+  git kb show team/deploy@a8731366d6ef:docs/rollback.md#L10-L42   # from --org, in that repository`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "line-numbers", Aliases: []string{"n"}, Usage: "prefix each line with its number"},
 			&cli.IntFlag{Name: "context", Aliases: []string{"C"}, Usage: "also print N lines around the range"},
@@ -30,13 +31,26 @@ Examples:
 			if c.NArg() != 1 {
 				return usagef("show needs exactly one CITATION, like <commit>:<path>#L10-L42")
 			}
-			cit, ok := search.ParseCitation(c.Args().First())
-			if !ok {
-				return usagef("%q is not a citation; expected <commit>:<path>#L<start>-L<end>", c.Args().First())
-			}
+			arg := c.Args().First()
 			repo, err := openRepo(e)
 			if err != nil {
 				return err
+			}
+			if name, local, ok := engine.ParseOrgCitation(arg); ok {
+				// A git kb search --org citation: readable here when it
+				// names this repository.
+				kb, err := openKB(c.Context, e, repo, true)
+				if err != nil {
+					return err
+				}
+				if here, _ := kb.OrgRepoName(c.Context); here != name {
+					return fmt.Errorf("%s is in repository %s; this one is published as %s: run git kb show %s in a clone of %s", arg, name, here, local, name)
+				}
+				arg = local
+			}
+			cit, ok := search.ParseCitation(arg)
+			if !ok {
+				return usagef("%q is not a citation; expected <commit>:<path>#L<start>-L<end> (or <repo>@<commit>:<path>#L.. from --org)", arg)
 			}
 			var lines []string
 			where := engine.WorktreeRev

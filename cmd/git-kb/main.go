@@ -170,6 +170,7 @@ Help on a command:  git kb help COMMAND, git kb COMMAND --help, man git-kb-COMMA
 			pushCommand(e),
 			pullCommand(e),
 			shareCommand(e),
+			publishCommand(e),
 			manPagesCommand(e, func() *cli.App { return newApp(e) }),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() maps errors to exit codes

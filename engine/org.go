@@ -1,0 +1,539 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/org"
+	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/store"
+)
+
+// OrgClient connects to the organisation's collection (kb.org.*).
+func (k *Engine) OrgClient() (*org.Client, error) {
+	o := k.Settings.Org
+	return org.Dial(org.Config{URL: o.URL, APIKey: o.APIKey, Collection: o.Collection, Pipeline: index.PipelineVersion, Timeout: o.Timeout})
+}
+
+// OrgRepoName is this repository's name in the org index: kb.org.repo,
+// else the origin remote's path (github.com/team/svc.git -> team/svc),
+// else the work tree's directory name. remote is origin's URL without
+// credentials.
+func (k *Engine) OrgRepoName(ctx context.Context) (name, remote string) {
+	raw, _ := k.Repo.Config(ctx, "remote.origin.url")
+	remote = cleanRemote(strings.TrimSpace(raw))
+	if name = k.Settings.Org.Repo; name != "" {
+		return name, remote
+	}
+	if name = repoFromRemote(remote); name != "" {
+		return name, remote
+	}
+	dir := k.Repo.WorkTree
+	if dir == "" {
+		dir = strings.TrimSuffix(k.Repo.GitDir, string(filepath.Separator)+".git")
+	}
+	return strings.TrimSuffix(filepath.Base(dir), ".git"), remote
+}
+
+var scpLike = regexp.MustCompile(`^(?:[^@/]+@)?([^:/]+):(.+)$`)
+
+// cleanRemote drops credentials from a remote URL: nothing derived from
+// a secret is published.
+func cleanRemote(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" && u.Host != "" {
+		u.User = nil
+		return u.String()
+	}
+	if m := scpLike.FindStringSubmatch(s); m != nil && !strings.Contains(s, "://") && len(m[1]) > 1 {
+		return m[1] + ":" + m[2] // user@host:path -> host:path
+	}
+	return s
+}
+
+// repoFromRemote is a remote's path as a repository name: team/svc.
+func repoFromRemote(remote string) string {
+	var p string
+	if u, err := url.Parse(remote); err == nil && u.Scheme != "" && u.Host != "" && u.Scheme != "file" {
+		p = u.Path
+	} else if m := scpLike.FindStringSubmatch(remote); m != nil && !strings.Contains(remote, "://") && len(m[1]) > 1 {
+		p = m[2]
+	} else if remote != "" {
+		// A local path: its last element.
+		p = path.Base(filepath.ToSlash(strings.TrimPrefix(remote, "file://")))
+	}
+	p = strings.Trim(strings.TrimSuffix(strings.Trim(p, "/"), ".git"), "/")
+	return p
+}
+
+// PublishRequest is a publish of one commit's view.
+type PublishRequest struct {
+	// Rev is the commit to publish ("" = HEAD).
+	Rev string
+	// Replicas and Shards apply when the collection is created.
+	Replicas, Shards int
+	// DryRun counts what would be written and deleted, and writes nothing.
+	DryRun bool
+}
+
+// PublishStats says what a publish did.
+type PublishStats struct {
+	Repo       string `json:"repo"`
+	Collection string `json:"collection"`
+	URL        string `json:"url"`
+	Commit     string `json:"commit"`
+	// Files and Chunks are the view's.
+	Files  int `json:"files"`
+	Chunks int `json:"chunks"`
+	// Written and Deleted count chunks (objects), WrittenFiles and
+	// DeletedFiles the files they belong to.
+	Written      int   `json:"written"`
+	WrittenFiles int   `json:"written_files"`
+	Deleted      int   `json:"deleted"`
+	DeletedFiles int   `json:"deleted_files"`
+	Objects      int   `json:"objects"` // the repository's objects after the publish
+	DryRun       bool  `json:"dry_run,omitempty"`
+	TookMs       int64 `json:"took_ms"`
+}
+
+// Publish writes rev's view of this repository into the org collection:
+// the chunks of files not published yet (or published under another
+// path), and deletes the files no longer in the view. Publishing the same
+// view again writes nothing. The text is redacted as for any output that
+// leaves the machine (kb.secrets.allow).
+func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, error) {
+	start := time.Now()
+	c, err := k.OrgClient()
+	if err != nil {
+		return nil, err
+	}
+	rev := r.Rev
+	if rev == "" {
+		rev = "HEAD"
+	}
+	// The view's files (indexing rev first if needed). The index is
+	// closed again before the network is touched.
+	v, err := k.OpenView(ctx, rev, false)
+	if err != nil {
+		return nil, err
+	}
+	if v.Stale != nil {
+		v.Close()
+		return nil, fmt.Errorf("%s cannot be published now: %s", rev, v.Stale.Reason)
+	}
+	commit := hex.EncodeToString(v.Commit[:])
+	entries := v.View.ChunkEntries(nil)
+	v.Close()
+
+	repo, remote := k.OrgRepoName(ctx)
+	st := &PublishStats{Repo: repo, Collection: c.Collection(), URL: k.Settings.Org.URL, Commit: commit, Files: len(entries), DryRun: r.DryRun}
+	if err := c.Ensure(ctx, !r.DryRun, org.Options{Replicas: r.Replicas, Shards: r.Shards}, k.opt.Note); err != nil {
+		return nil, err
+	}
+	have, err := c.Existing(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	var todo []store.ViewEntry
+	for _, e := range entries {
+		st.Chunks += int(e.N)
+		key := org.Entry(hex.EncodeToString(e.Blob[:]), e.Path)
+		want[key] = true
+		if have[key] != int(e.N) {
+			todo = append(todo, e)
+		}
+	}
+	var gone []string
+	for key, n := range have {
+		if !want[key] {
+			gone = append(gone, key)
+			st.DeletedFiles++
+			st.Deleted += n
+		}
+	}
+	sort.Strings(gone)
+	st.WrittenFiles = len(todo)
+	if r.DryRun {
+		for _, e := range todo {
+			st.Written += int(e.N)
+		}
+		st.Objects = len(have)
+		st.TookMs = time.Since(start).Milliseconds()
+		return st, nil
+	}
+	if len(todo) > 0 {
+		k.opt.note("publishing %d files (%s) of %s to %s at %s...", len(todo), repo, commit[:12], c.Collection(), k.Settings.Org.URL)
+		n, err := k.publishFiles(ctx, c, repo, remote, commit, todo)
+		st.Written = n
+		if err != nil {
+			return nil, fmt.Errorf("%w (%d chunks written; publish again to go on)", err, n)
+		}
+	}
+	if len(gone) > 0 {
+		n, err := c.DeleteEntries(ctx, repo, gone)
+		st.Deleted = n
+		if err != nil {
+			return nil, err
+		}
+	}
+	if st.Objects, err = c.Count(ctx, repo); err != nil {
+		return nil, err
+	}
+	st.TookMs = time.Since(start).Milliseconds()
+	return st, nil
+}
+
+// publishFiles analyzes the files' blobs as the indexer does and writes
+// their chunks, a batch at a time.
+func (k *Engine) publishFiles(ctx context.Context, c *org.Client, repo, remote, commit string, files []store.ViewEntry) (int, error) {
+	byBlob := map[gitx.Hash][]store.ViewEntry{}
+	var blobs []gitx.Hash
+	for _, e := range files {
+		h := gitx.Hash(e.Blob)
+		if _, ok := byBlob[h]; !ok {
+			blobs = append(blobs, h)
+		}
+		byBlob[h] = append(byBlob[h], e)
+	}
+	var batch []org.Chunk
+	written := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := c.Write(ctx, batch); err != nil {
+			return err
+		}
+		written += len(batch)
+		batch = batch[:0]
+		return nil
+	}
+	err := k.Repo.ReadBlobs(ctx, blobs, func(h gitx.Hash, data []byte) error {
+		for _, e := range byBlob[h] {
+			af, _ := index.AnalyzeBlob(k.Secrets, e.Path, e.Blob, data)
+			if af == nil {
+				continue
+			}
+			batch = append(batch, OrgChunks(af, repo, remote, commit)...)
+			if len(batch) >= 4*org.MaxBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return written, err
+	}
+	return written, flush()
+}
+
+// OrgChunks are an analyzed file's chunks as the org index holds them.
+func OrgChunks(af *store.AnalyzedFile, repo, remote, commit string) []org.Chunk {
+	m := af.Meta
+	var tags []string
+	for _, t := range strings.FieldsFunc(m.Meta["tags"], func(r rune) bool { return r == ',' || r == '[' || r == ']' || r == ' ' || r == '"' || r == '\'' }) {
+		tags = append(tags, strings.ToLower(t))
+	}
+	owner := strings.ToLower(strings.TrimSpace(m.Meta["owner"]))
+	out := make([]org.Chunk, 0, len(m.Chunks))
+	for i, cm := range m.Chunks {
+		lo, hi := max(1, cm.Start), min(len(af.Lines), cm.End)
+		text := ""
+		if lo <= hi {
+			text = strings.Join(af.Lines[lo-1:hi], "\n")
+		}
+		ch := org.Chunk{Repo: repo, Remote: remote, Commit: commit, Blob: hex.EncodeToString(af.Blob[:]), Path: af.Path,
+			Ordinal: i, Start: cm.Start, End: cm.End, Title: m.Title, Heading: cm.Heading, Lang: m.Lang,
+			Owner: owner, Tags: tags, Symbols: cm.Symbols, Text: text}
+		if i < len(af.Chunks) {
+			// Terms in a fixed order: the same chunk publishes the same
+			// bytes.
+			terms := make([]string, 0, len(af.Chunks[i]))
+			for t := range af.Chunks[i] {
+				terms = append(terms, t)
+			}
+			sort.Strings(terms)
+			var b [store.NumFields]strings.Builder
+			for _, t := range terms {
+				tf := af.Chunks[i][t]
+				for f := range store.NumFields {
+					org.Terms(&b[f], t, int(tf[f]))
+				}
+			}
+			for f := range store.NumFields {
+				ch.Terms[f] = b[f].String()
+			}
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// OrgSearchRequest is a search of every repository published.
+type OrgSearchRequest struct {
+	Query   string
+	K       int
+	PerFile int
+	// Path, if set, keeps files matching these comma-separated patterns
+	// (search.PathScope), as a path: operator would.
+	Path string
+}
+
+// repoOp matches repo:NAME and -repo:NAME in a query.
+var repoOp = regexp.MustCompile(`(?i)(^|\s)(-?)repo:("[^"]*"|\S+)`)
+
+// OrgSearch searches the org collection and answers in the local
+// contract, each result naming its repository and commit (Response.Commit
+// is empty): BM25F over the terms our
+// analyzer published, with the query cut by the same analyzer; the query
+// language's filters (path:, lang:, tag:, owner:, and repo: here) run in
+// Weaviate, phrases and exclusions on the chunks it returns. Chunks group
+// into files as local search groups them: the best chunk leads and the
+// next ones add a share (search's supportWeight).
+func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Response, error) {
+	start := time.Now()
+	if r.K <= 0 {
+		r.K = 10
+	}
+	if r.PerFile <= 0 {
+		r.PerFile = 1
+	}
+	var f org.Filter
+	raw := repoOp.ReplaceAllStringFunc(r.Query, func(m string) string {
+		sm := repoOp.FindStringSubmatch(m)
+		name := strings.Trim(sm[3], `"`)
+		if sm[2] == "-" {
+			f.NotRepos = append(f.NotRepos, name)
+		} else {
+			f.Repos = append(f.Repos, name)
+		}
+		return sm[1]
+	})
+	q, err := search.ParseQuery(raw)
+	if err != nil {
+		return nil, &UsageError{err.Error()}
+	}
+	if r.Path != "" {
+		if _, err := search.PathScope(r.Path); err != nil {
+			return nil, &UsageError{err.Error()}
+		}
+		q.Paths = append(q.Paths, r.Path)
+	}
+	if len(q.Files) > 0 {
+		return nil, Usagef("@file names a file of one repository: use path:%s (and repo:NAME) with --org", q.Files[0])
+	}
+	scope, err := orgScope(q)
+	if err != nil {
+		return nil, &UsageError{err.Error()}
+	}
+	f.PathLike, f.NotPathLike = likePatterns(q.Paths), likePatterns(q.NotPaths)
+	f.Langs, f.NotLangs, f.Tags, f.Owners = q.Langs, q.NotLangs, q.Tags, q.Owners
+	terms := segment.Tiny().Terms(q.Text)
+	resp := &search.Response{Query: r.Query, Mode: search.ModeLexical, Results: []search.Result{}, Terms: terms}
+	c, err := k.OrgClient()
+	if err != nil {
+		return nil, err
+	}
+	if len(terms) == 0 {
+		resp.TookMs = time.Since(start).Milliseconds()
+		return resp, nil
+	}
+	// Enough chunks for K files with their support, and for phrases and
+	// exclusions to filter.
+	limit := max(100, r.K*10)
+	hits, err := c.Search(ctx, org.Query{Terms: terms, Limit: limit, Filter: f})
+	if err != nil {
+		if strings.Contains(err.Error(), "could not find class") || strings.Contains(err.Error(), "Cannot query field") {
+			return nil, fmt.Errorf("org endpoint %s has no collection %s (or not one of git kb's): publish a repository first (git kb publish)", k.Settings.Org.URL, c.Collection())
+		}
+		return nil, err
+	}
+	type file struct {
+		hits  []org.Hit
+		score float64
+	}
+	files := map[string]*file{}
+	var order []string
+	for _, h := range hits {
+		if scope != nil && !scope(h.Path) {
+			continue
+		}
+		if !phrasesMatch(h.Text, q.Phrases, q.Excludes) {
+			continue
+		}
+		key := h.Repo + "\x00" + h.Path
+		fl := files[key]
+		if fl == nil {
+			fl = &file{}
+			files[key] = fl
+			order = append(order, key)
+		}
+		fl.hits = append(fl.hits, h)
+	}
+	for _, key := range order {
+		fl := files[key]
+		fl.score = fl.hits[0].Score // Weaviate returns chunks best first
+		for i := 1; i < len(fl.hits) && i <= 3; i++ {
+			fl.score += 0.3 / float64(i) * fl.hits[i].Score
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return files[order[i]].score > files[order[j]].score })
+	for _, key := range order {
+		if len(resp.Results) >= r.K {
+			break
+		}
+		fl := files[key]
+		for i, h := range fl.hits {
+			if i >= r.PerFile {
+				break
+			}
+			lines := strings.Split(h.Text, "\n")
+			// The chunk's text stands for lines Start..End of the file.
+			padded := make([]string, h.Start-1, h.Start-1+len(lines))
+			padded = append(padded, lines...)
+			snip := search.Snippet(padded, h.Start, h.End, terms)
+			score := h.Score
+			if i == 0 {
+				score = fl.score
+			}
+			res := search.Result{Repo: h.Repo, Commit: h.Commit, Rank: len(resp.Results) + 1, Path: h.Path, StartLine: h.Start, EndLine: h.End,
+				Score: score, Blob: h.Blob, ChunkID: fmt.Sprintf("%s:%d", h.Blob, h.Ordinal), Title: h.Title, Heading: h.Heading,
+				Snippet: snip, Lang: h.Lang, Symbols: h.Symbols,
+				Citation: OrgCitation(h.Repo, h.Commit, h.Path, h.Start, h.End)}
+			if i == 0 {
+				res.MoreInFile = len(fl.hits) - min(len(fl.hits), r.PerFile)
+			}
+			resp.Results = append(resp.Results, res)
+		}
+	}
+	search.Highlight(resp.Results, terms)
+	resp.TookMs = time.Since(start).Milliseconds()
+	return resp, nil
+}
+
+// OrgCitation is an org result's citation: <repo>@<commit>:<path>#L<a>-L<b>.
+func OrgCitation(repo, commit, path string, start, end int) string {
+	return fmt.Sprintf("%s@%s:%s#L%d-L%d", repo, commit, path, start, end)
+}
+
+// ParseOrgCitation splits <repo>@<commit>:<path>#L.. into the repository
+// and the local citation; ok is false when s is not an org citation.
+func ParseOrgCitation(s string) (repo, local string, ok bool) {
+	at := strings.LastIndex(strings.SplitN(s, ":", 2)[0], "@")
+	if at <= 0 {
+		return "", "", false
+	}
+	repo, local = s[:at], s[at+1:]
+	c, ok := search.ParseCitation(local)
+	if !ok || !isHex(c.Rev) {
+		return "", "", false
+	}
+	return repo, local, true
+}
+
+func isHex(s string) bool {
+	if len(s) < 7 {
+		return false
+	}
+	_, err := hex.DecodeString(s[:len(s)&^1])
+	return err == nil
+}
+
+// orgScope is the exact path filter of the query's path: and -path:
+// operators, applied to what Weaviate's Like patterns (a superset) let
+// through.
+func orgScope(q *search.Query) (func(string) bool, error) {
+	var in, out func(string) bool
+	var err error
+	if len(q.Paths) > 0 {
+		if in, err = search.PathScope(strings.Join(q.Paths, ",")); err != nil {
+			return nil, err
+		}
+	}
+	if len(q.NotPaths) > 0 {
+		if out, err = search.PathScope(strings.Join(q.NotPaths, ",")); err != nil {
+			return nil, err
+		}
+	}
+	if in == nil && out == nil {
+		return nil, nil
+	}
+	return func(p string) bool { return (in == nil || in(p)) && (out == nil || !out(p)) }, nil
+}
+
+// likePatterns turns PathScope patterns into Weaviate Like patterns that
+// match at least what they match: a directory or file name becomes name
+// and name/*, a glob's ** and * become *, a glob without a slash matches
+// the base name in any directory.
+func likePatterns(pats []string) []string {
+	var out []string
+	for _, list := range pats {
+		for _, p := range strings.Split(list, ",") {
+			p = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(p), "./"))
+			if p == "" {
+				continue
+			}
+			if !strings.ContainsAny(p, "*?[") {
+				p = strings.TrimSuffix(p, "/")
+				out = append(out, p, p+"/*")
+				continue
+			}
+			p = regexp.MustCompile(`\[[^\]]*\]`).ReplaceAllString(p, "?")
+			// "**/" is zero or more directories; Like's * crosses slashes.
+			p = strings.ReplaceAll(p, "**/", "*")
+			p = strings.ReplaceAll(p, "**", "*")
+			if !strings.Contains(p, "/") {
+				out = append(out, p, "*/"+p)
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// phrasesMatch says a chunk's text holds every phrase and no exclusion,
+// as local search decides it (case and whitespace folded).
+func phrasesMatch(text string, phrases, excludes []string) bool {
+	norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+	t := norm(text)
+	for _, p := range phrases {
+		if !strings.Contains(t, norm(p)) {
+			return false
+		}
+	}
+	for _, x := range excludes {
+		if strings.Contains(t, norm(x)) {
+			return false
+		}
+	}
+	return true
+}
+
+// AutoPublish publishes commit when kb.org.autoPublish is on and HEAD is
+// the default branch (the hooks' background runner calls it after
+// indexing HEAD); ran is false when it had nothing to do.
+func (k *Engine) AutoPublish(ctx context.Context, commit string) (st *PublishStats, ran bool, err error) {
+	if !k.Settings.Org.AutoPublish || k.Settings.Org.URL == "" {
+		return nil, false, nil
+	}
+	cur, def := k.Repo.CurrentBranch(ctx), k.Repo.DefaultBranch(ctx)
+	if cur == "" || cur != def {
+		return nil, false, nil
+	}
+	st, err = k.Publish(ctx, PublishRequest{Rev: commit})
+	return st, true, err
+}

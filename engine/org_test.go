@@ -1,0 +1,349 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/org"
+	"github.com/git-kb/git-kb/org/orgtest"
+	"github.com/git-kb/git-kb/search"
+)
+
+// goSource is part of Go's own source: net/url and strings, without tests.
+func goSource(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, dir := range []string{"net/url", "strings"} {
+		src := filepath.Join(runtime.GOROOT(), "src", dir)
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			t.Skipf("Go's source is not at %s: %v", src, err)
+		}
+		for _, e := range ents {
+			if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[dir+"/"+e.Name()] = string(b)
+		}
+	}
+	return out
+}
+
+// orgEngine makes a repository of files configured for the org index at
+// url and opens its engine.
+func orgEngine(t *testing.T, files map[string]string, url string, config ...string) (*Engine, string) {
+	t.Helper()
+	dir := gittest.New(t, files)
+	gittest.Git(t, dir, "config", "kb.org.url", url)
+	for i := 0; i+1 < len(config); i += 2 {
+		gittest.Git(t, dir, "config", config[i], config[i+1])
+	}
+	return reopen(t, dir), dir
+}
+
+func reopen(t *testing.T, dir string) *Engine {
+	t.Helper()
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := Open(context.Background(), repo, Options{Getenv: func(string) string { return "" }, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func orgPaths(r *search.Response) []string {
+	var ps []string
+	for _, x := range r.Results {
+		ps = append(ps, x.Repo+" "+x.Path)
+	}
+	return ps
+}
+
+// TestOrgPublishAndSearch publishes two repositories (Chinese runbooks,
+// and part of Go's source) to a real Weaviate and searches both: where
+// the results are and what they cite, the filters, incremental
+// republishing (nothing, one file, a deleted file), secrets, and a
+// collection of another pipeline or layout refused.
+func TestOrgPublishAndSearch(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	docFiles := map[string]string{}
+	for p, s := range files {
+		docFiles[p] = s
+	}
+	docFiles["docs/ops/keys.md"] = "# 密钥轮换\n\n测试环境的访问密钥：\n\naws_access_key_id = AKIAZ7Q3R5T2XK4M9P2L\n\n每季度轮换一次。\n"
+	docs, docsDir := orgEngine(t, docFiles, srv.URL, "kb.org.repo", "team/docs")
+	gosrc, goDir := orgEngine(t, goSource(t), srv.URL)
+	gittest.Git(t, goDir, "remote", "add", "origin", "https://ci:s3cret@github.com/golang/go.git")
+	gosrc = reopen(t, goDir)
+	if name, remote := gosrc.OrgRepoName(ctx); name != "golang/go" || remote != "https://github.com/golang/go.git" {
+		t.Fatalf("repo name from origin: %q %q", name, remote)
+	}
+
+	var chunks [2]int
+	for i, k := range []*Engine{docs, gosrc} {
+		st, err := k.Publish(ctx, PublishRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Chunks == 0 || st.Written != st.Chunks || st.Objects != st.Chunks || st.Deleted != 0 || st.WrittenFiles != st.Files {
+			t.Fatalf("first publish of %s: %+v", st.Repo, st)
+		}
+		chunks[i] = st.Chunks
+	}
+	c, err := docs.OrgClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Count(ctx, ""); err != nil || n != chunks[0]+chunks[1] {
+		t.Fatalf("collection holds %d objects (%v), want %d", n, err, chunks[0]+chunks[1])
+	}
+
+	// Each repository's answer, cited at its commit, with the lines local
+	// search gives.
+	docsHead := gittest.Git(t, docsDir, "rev-parse", "HEAD")
+	goHead := gittest.Git(t, goDir, "rev-parse", "HEAD")
+	for _, tc := range []struct {
+		k          *Engine
+		query      string
+		repo, path string
+		head       string
+	}{
+		{docs, "发布失败后如何回滚", "team/docs", "docs/runbook/rollback.md", docsHead},
+		{docs, "连接池 retry_count", "team/docs", "docs/adr/0001-connection-pool.md", docsHead},
+		{gosrc, "ParseQuery", "golang/go", "net/url/url.go", goHead},
+		{gosrc, "EqualFold", "golang/go", "strings/strings.go", goHead},
+	} {
+		r, err := gosrc.OrgSearch(ctx, OrgSearchRequest{Query: tc.query, K: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Results) == 0 || r.Results[0].Repo != tc.repo || r.Results[0].Path != tc.path || r.Results[0].Commit != tc.head {
+			t.Fatalf("--org %q: %v, want %s %s first", tc.query, orgPaths(r), tc.repo, tc.path)
+		}
+		top := r.Results[0]
+		local, err := tc.k.Search(ctx, SearchRequest{Request: search.Request{Query: tc.query, K: 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, l := range local.Results {
+			if l.Path == top.Path && l.StartLine == top.StartLine && l.EndLine == top.EndLine && l.Blob == top.Blob {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("--org %q cites %s, a chunk local search does not return", tc.query, top.Citation)
+		}
+		if want := OrgCitation(tc.repo, tc.head, tc.path, top.StartLine, top.EndLine); top.Citation != want {
+			t.Errorf("citation %s, want %s", top.Citation, want)
+		}
+		if name, local, ok := ParseOrgCitation(top.Citation); !ok || name != tc.repo || !strings.HasPrefix(local, tc.head+":"+tc.path+"#L") {
+			t.Errorf("ParseOrgCitation(%s) = %q %q %v", top.Citation, name, local, ok)
+		}
+		if top.Snippet == "" {
+			t.Errorf("--org %q: no snippet", tc.query)
+		}
+	}
+
+	// Filters run in Weaviate.
+	for q, want := range map[string]string{
+		"配置 repo:team/docs":          "team/docs",
+		"string -repo:team/docs":     "golang/go",
+		"string lang:go":             "golang/go",
+		"发布 回滚 path:docs/runbook/":   "team/docs docs/runbook/rollback.md",
+		"function path:strings/*.go": "golang/go strings/",
+	} {
+		r, err := docs.OrgSearch(ctx, OrgSearchRequest{Query: q, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Results) == 0 {
+			t.Errorf("%q: no results", q)
+		}
+		for _, x := range r.Results {
+			if !strings.HasPrefix(x.Repo+" "+x.Path, want) {
+				t.Errorf("%q: %s %s does not match %q", q, x.Repo, x.Path, want)
+			}
+		}
+	}
+
+	// The MCP server's backend (hybrid_search with org: true).
+	r0, err := NewShared(docs).OrgSearch(ctx, "发布失败后如何回滚", "docs/runbook/", 3)
+	if err != nil || len(r0.Results) != 1 || r0.Results[0].Path != "docs/runbook/rollback.md" || r0.Results[0].Repo != "team/docs" {
+		t.Fatalf("Shared.OrgSearch: %v %v", err, r0)
+	}
+
+	// The secret was redacted before it was published.
+	hits, err := c.Search(ctx, org.Query{Terms: []string{"aws"}, Limit: 10, Filter: org.Filter{PathLike: []string{"docs/ops/keys.md"}}})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("keys.md: %v %d hits", err, len(hits))
+	}
+	for _, h := range hits {
+		if strings.Contains(h.Text, "AKIAZ7Q3R5T2XK4M9P2L") || strings.Contains(h.Terms[0], "akiaz7q3r5t2xk4m9p2l") || !strings.Contains(h.Text, "[redacted: ") {
+			t.Fatalf("published text of keys.md: %q", h.Text)
+		}
+	}
+
+	// Publishing again writes nothing.
+	st, err := docs.Publish(ctx, PublishRequest{})
+	if err != nil || st.Written != 0 || st.Deleted != 0 || st.Objects != chunks[0] {
+		t.Fatalf("republish: %+v %v", st, err)
+	}
+	if n, err := c.Count(ctx, ""); err != nil || n != chunks[0]+chunks[1] {
+		t.Fatalf("after republishing, %d objects (%v)", n, err)
+	}
+
+	// A one-file commit rewrites that file's chunks only.
+	oldADR := docFiles["docs/adr/0001-connection-pool.md"]
+	gittest.Commit(t, docsDir, "adr", map[string]string{"docs/adr/0001-connection-pool.md": oldADR + "\n## 监控\n\n连接池使用率超过八成时告警，值班同学检查慢查询日志。\n"})
+	st, err = docs.Publish(ctx, PublishRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.WrittenFiles != 1 || st.DeletedFiles != 1 || st.Written < 1 || st.Deleted < 1 || st.Objects != chunks[0]-st.Deleted+st.Written || st.Objects != st.Chunks {
+		t.Fatalf("one-file commit: %+v", st)
+	}
+	r, err := docs.OrgSearch(ctx, OrgSearchRequest{Query: "连接池使用率 告警", K: 3})
+	if err != nil || len(r.Results) == 0 || r.Results[0].Path != "docs/adr/0001-connection-pool.md" || r.Results[0].Commit != gittest.Git(t, docsDir, "rev-parse", "HEAD") {
+		t.Fatalf("the changed file at the new commit: %v %v", err, orgPaths(r))
+	}
+
+	// A deleted file disappears.
+	gittest.Remove(t, docsDir, "rm", "README.md")
+	if st, err = docs.Publish(ctx, PublishRequest{}); err != nil || st.WrittenFiles != 0 || st.DeletedFiles != 1 {
+		t.Fatalf("deleting a file: %+v %v", st, err)
+	}
+	r, err = docs.OrgSearch(ctx, OrgSearchRequest{Query: "Demo service small tests", K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range r.Results {
+		if x.Repo == "team/docs" && x.Path == "README.md" {
+			t.Fatalf("deleted README.md still found: %v", orgPaths(r))
+		}
+	}
+
+	// Another pipeline's terms do not match ours: refused.
+	other, err := org.Dial(org.Config{URL: srv.URL, Pipeline: index.PipelineVersion + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mm *org.MismatchError
+	if err := other.Ensure(ctx, true, org.Options{}, nil); !errors.As(err, &mm) || !strings.Contains(err.Error(), "pipeline") {
+		t.Fatalf("another pipeline: %v", err)
+	}
+	// So is a collection git kb did not make.
+	foreign := rawClass(t, srv.URL, "Foreign")
+	gittest.Git(t, docsDir, "config", "kb.org.collection", foreign)
+	if _, err := reopen(t, docsDir).Publish(ctx, PublishRequest{}); !errors.As(err, &mm) || !strings.Contains(err.Error(), "not made by git kb publish") {
+		t.Fatalf("a foreign collection: %v", err)
+	}
+	if _, err := reopen(t, docsDir).OrgSearch(ctx, OrgSearchRequest{Query: "回滚"}); err == nil {
+		t.Fatal("--org on a foreign collection answered")
+	}
+}
+
+// rawClass makes a collection git kb did not make.
+func rawClass(t *testing.T, url, name string) string {
+	t.Helper()
+	body := `{"class":"` + name + `","vectorizer":"none","properties":[{"name":"body","dataType":["text"]}]}`
+	resp, err := http.Post(url+"/v1/schema", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("creating %s: HTTP %d", name, resp.StatusCode)
+	}
+	return name
+}
+
+// TestOrgEndpointDown: an endpoint that refuses or hangs is a clear error
+// within the timeout, and local search still answers.
+func TestOrgEndpointDown(t *testing.T) {
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	defer hang.Close()
+	for _, url := range []string{closed, hang.URL} {
+		k, _ := orgEngine(t, files, url, "kb.org.timeoutMs", "500")
+		start := time.Now()
+		_, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "回滚"})
+		if err == nil || !strings.Contains(err.Error(), "org endpoint "+url) {
+			t.Fatalf("%s: %v", url, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%s: failed after %s", url, d)
+		}
+		if _, err := k.Publish(ctx, PublishRequest{}); err == nil || !strings.Contains(err.Error(), "org endpoint") {
+			t.Fatalf("publish to %s: %v", url, err)
+		}
+		if r, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "发布失败后如何回滚", K: 3}}); err != nil || len(r.Results) == 0 {
+			t.Fatalf("local search with the org endpoint down: %v", err)
+		}
+	}
+	k, _ := orgEngine(t, files, "")
+	if _, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "回滚"}); err == nil || !strings.Contains(err.Error(), "kb.org.url") {
+		t.Fatalf("no kb.org.url: %v", err)
+	}
+}
+
+func TestRepoNames(t *testing.T) {
+	for remote, want := range map[string]string{
+		"https://github.com/team/svc.git":        "team/svc",
+		"git@gitlab.example.com:group/sub/x.git": "group/sub/x",
+		"ssh://git@host:2222/a/b":                "a/b",
+		"/srv/git/tools.git":                     "tools",
+		"":                                       "",
+	} {
+		if got := repoFromRemote(cleanRemote(remote)); got != want {
+			t.Errorf("%q: %q, want %q", remote, got, want)
+		}
+	}
+	if got := cleanRemote("https://user:tok@github.com/a/b.git"); got != "https://github.com/a/b.git" {
+		t.Errorf("credentials kept: %s", got)
+	}
+	if got := cleanRemote("deploy@host.example:a/b.git"); got != "host.example:a/b.git" {
+		t.Errorf("scp-like: %s", got)
+	}
+	for _, p := range [][2]string{{"docs/", "docs docs/*"}, {"*.go", "*.go */*.go"}, {"docs/**/*.md", "docs/*.md"}} {
+		if got := strings.Join(likePatterns([]string{p[0]}), " "); got != p[1] {
+			t.Errorf("likePatterns(%s) = %s, want %s", p[0], got, p[1])
+		}
+	}
+	for s, ok := range map[string]bool{"team/a@0123456789abcdef0123456789abcdef01234567:x.go#L1-L2": true, "HEAD:x.go": false, "HEAD@{1}:x.go": false, "a@HEAD:x.go": false} {
+		if _, _, got := ParseOrgCitation(s); got != ok {
+			t.Errorf("ParseOrgCitation(%s) = %v", s, got)
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package org
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
+	"github.com/weaviate/weaviate/entities/models"
+)
+
+// Chunk is one chunk as published: where it is, what it says (secrets
+// already redacted by the caller) and its analyzed terms.
+type Chunk struct {
+	Repo, Remote, Commit, Blob, Path string
+	Ordinal, Start, End              int
+	Title, Heading, Lang, Owner      string
+	Tags, Symbols                    []string
+	Text                             string
+	// Terms are the chunk's terms per field as the local index counts
+	// them (body, heading, path, symbols), each repeated by its frequency
+	// and joined by spaces.
+	Terms [4]string
+	// Vector is the chunk's embedding, when the repository has one.
+	Vector []float32
+}
+
+// MaxBatch is the most objects written per request, and MaxBatchBytes
+// the most text: a request must end within the server's write timeout
+// (60 s by default), and chunks of code are larger than chunks of prose.
+const (
+	MaxBatch      = 100
+	MaxBatchBytes = 256 << 10
+)
+
+// batchSize is how many of chunks (at least one) fit in one request.
+func batchSize(chunks []Chunk) int {
+	n, bytes := 0, 0
+	for n < len(chunks) && n < MaxBatch {
+		c := &chunks[n]
+		bytes += len(c.Text) + len(c.Terms[0]) + len(c.Terms[1]) + len(c.Terms[2]) + len(c.Terms[3])
+		if n > 0 && bytes > MaxBatchBytes {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// Existing lists repo's published entries (Entry: blob and path) with
+// their object counts, so a publish writes only what is missing and
+// deletes what is no longer in the view.
+func (c *Client) Existing(ctx context.Context, repo string) (map[string]int, error) {
+	out := map[string]int{}
+	total, err := c.Count(ctx, repo)
+	if err != nil || total == 0 {
+		return out, err
+	}
+	b := c.c.GraphQL().Aggregate().WithClassName(c.class).WithWhere(eq(pRepo, repo)).WithGroupBy(pEntry).
+		WithLimit(total+1). // groups are at most objects
+		WithFields(graphql.Field{Name: "groupedBy", Fields: []graphql.Field{{Name: "value"}}}, metaCount())
+	err = c.call(ctx, "listing what "+repo+" has published", func(ctx context.Context) error {
+		resp, err := b.Do(ctx)
+		if err != nil {
+			return err
+		}
+		if err := gqlErr(resp); err != nil {
+			return err
+		}
+		var r struct {
+			Aggregate map[string][]struct {
+				GroupedBy struct{ Value string } `json:"groupedBy"`
+				Meta      struct{ Count int }    `json:"meta"`
+			}
+		}
+		if err := remarshal(resp.Data, &r); err != nil {
+			return err
+		}
+		for _, g := range r.Aggregate[c.class] {
+			out[g.GroupedBy.Value] += g.Meta.Count
+		}
+		return nil
+	})
+	return out, err
+}
+
+func metaCount() graphql.Field {
+	return graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}}
+}
+
+func eq(prop, val string) *filters.WhereBuilder {
+	return filters.Where().WithPath([]string{prop}).WithOperator(filters.Equal).WithValueText(val)
+}
+
+// Write upserts chunks (at most MaxBatch per request) under their
+// deterministic ids.
+func (c *Client) Write(ctx context.Context, chunks []Chunk) error {
+	for len(chunks) > 0 {
+		n := batchSize(chunks)
+		objs := make([]*models.Object, n)
+		for i, ch := range chunks[:n] {
+			objs[i] = c.object(ch)
+		}
+		chunks = chunks[n:]
+		err := c.call(ctx, fmt.Sprintf("writing %d chunks", n), func(ctx context.Context) error {
+			res, err := c.c.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
+					return fmt.Errorf("object %s: %s", r.ID, r.Result.Errors.Error[0].Message)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Client) object(ch Chunk) *models.Object {
+	props := map[string]any{
+		pRepo: ch.Repo, pRemote: ch.Remote, pCommit: ch.Commit, pBlob: ch.Blob, pPath: ch.Path,
+		pEntry: Entry(ch.Blob, ch.Path), pOrdinal: ch.Ordinal, pStart: ch.Start, pEnd: ch.End,
+		pPipeline: int(c.pipeline), pTitle: ch.Title, pHeading: ch.Heading, pLang: ch.Lang,
+		pOwner: ch.Owner, pText: ch.Text,
+		pBody: ch.Terms[0], pHeadTerms: ch.Terms[1], pPathTerms: ch.Terms[2], pSymTerms: ch.Terms[3],
+	}
+	if len(ch.Tags) > 0 {
+		props[pTags] = ch.Tags
+	}
+	if len(ch.Symbols) > 0 {
+		props[pSymbols] = ch.Symbols
+	}
+	o := &models.Object{Class: c.class, ID: strfmtUUID(ObjectID(ch.Repo, ch.Blob, c.pipeline, ch.Ordinal)), Properties: props}
+	if len(ch.Vector) > 0 {
+		o.Vector = ch.Vector
+	}
+	return o
+}
+
+// DeleteEntries deletes repo's objects of the given entries, in requests
+// of a few hundred entries, and returns how many objects went.
+func (c *Client) DeleteEntries(ctx context.Context, repo string, entries []string) (int, error) {
+	deleted := 0
+	for len(entries) > 0 {
+		n := min(len(entries), 200)
+		where := filters.Where().WithOperator(filters.And).WithOperands([]*filters.WhereBuilder{
+			eq(pRepo, repo),
+			filters.Where().WithPath([]string{pEntry}).WithOperator(filters.ContainsAny).WithValueText(entries[:n]...),
+		})
+		entries = entries[n:]
+		err := c.call(ctx, "deleting chunks no longer in the view", func(ctx context.Context) error {
+			// A batch delete stops at the server's maximum result count:
+			// repeat until nothing matches.
+			for {
+				res, err := c.c.Batch().ObjectsBatchDeleter().WithClassName(c.class).WithWhere(where).WithOutput("minimal").Do(ctx)
+				if err != nil {
+					return err
+				}
+				if res == nil || res.Results == nil {
+					return nil
+				}
+				if res.Results.Failed > 0 {
+					return fmt.Errorf("%d objects could not be deleted", res.Results.Failed)
+				}
+				deleted += int(res.Results.Successful)
+				if res.Results.Matches == 0 || res.Results.Successful < res.Results.Matches || res.Results.Limit == 0 || res.Results.Matches < res.Results.Limit {
+					return nil
+				}
+			}
+		})
+		if err != nil {
+			return deleted, err
+		}
+	}
+	return deleted, nil
+}
+
+// DeleteRepo deletes every object of repo.
+func (c *Client) DeleteRepo(ctx context.Context, repo string) (int, error) {
+	ex, err := c.Existing(ctx, repo)
+	if err != nil {
+		return 0, err
+	}
+	entries := make([]string, 0, len(ex))
+	for e := range ex {
+		entries = append(entries, e)
+	}
+	return c.DeleteEntries(ctx, repo, entries)
+}
+
+// Terms joins terms, each repeated by its frequency, for a terms property.
+func Terms(b *strings.Builder, term string, n int) {
+	for range n {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(term)
+	}
+}
