@@ -57,10 +57,20 @@ func (c *Client) Existing(ctx context.Context, repo string) (map[string]int, err
 	if err != nil || total == 0 {
 		return out, err
 	}
-	b := c.c.GraphQL().Aggregate().WithClassName(c.class).WithWhere(eq(pRepo, repo)).WithGroupBy(pEntry).
-		WithLimit(total+1). // groups are at most objects
+	// Groups are at most objects.
+	return c.groupCounts(ctx, "listing what "+repo+" has published", eq(pRepo, repo), pEntry, total+1)
+}
+
+// groupCounts counts the objects (of those where selects; nil: all) per
+// value of the property groupBy, for at most limit values.
+func (c *Client) groupCounts(ctx context.Context, what string, where *filters.WhereBuilder, groupBy string, limit int) (map[string]int, error) {
+	out := map[string]int{}
+	b := c.c.GraphQL().Aggregate().WithClassName(c.class).WithGroupBy(groupBy).WithLimit(limit).
 		WithFields(graphql.Field{Name: "groupedBy", Fields: []graphql.Field{{Name: "value"}}}, metaCount())
-	err = c.call(ctx, "listing what "+repo+" has published", func(ctx context.Context) error {
+	if where != nil {
+		b = b.WithWhere(where)
+	}
+	err := c.call(ctx, what, func(ctx context.Context) error {
 		resp, err := b.Do(ctx)
 		if err != nil {
 			return err

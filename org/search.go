@@ -175,30 +175,5 @@ func (c *Client) Repos(ctx context.Context) (map[string]int, error) {
 	if err != nil || total == 0 {
 		return map[string]int{}, err
 	}
-	out := map[string]int{}
-	b := c.c.GraphQL().Aggregate().WithClassName(c.class).WithGroupBy(pRepo).WithLimit(10000).
-		WithFields(graphql.Field{Name: "groupedBy", Fields: []graphql.Field{{Name: "value"}}}, metaCount())
-	err = c.call(ctx, "listing published repositories", func(ctx context.Context) error {
-		resp, err := b.Do(ctx)
-		if err != nil {
-			return err
-		}
-		if err := gqlErr(resp); err != nil {
-			return err
-		}
-		var r struct {
-			Aggregate map[string][]struct {
-				GroupedBy struct{ Value string } `json:"groupedBy"`
-				Meta      struct{ Count int }    `json:"meta"`
-			}
-		}
-		if err := remarshal(resp.Data, &r); err != nil {
-			return err
-		}
-		for _, g := range r.Aggregate[c.class] {
-			out[g.GroupedBy.Value] = g.Meta.Count
-		}
-		return nil
-	})
-	return out, err
+	return c.groupCounts(ctx, "listing published repositories", nil, pRepo, 10000)
 }
