@@ -102,19 +102,13 @@ var Table = []Setting{
 		set: boolInto(func(s *Settings) *bool { return &s.GCKeepTags })},
 	{Key: "kb.share.remote", Type: "string", Accepted: "a remote name or URL",
 		Doc: "where `git kb push`/`pull` go when no REMOTE is named, and what hooks pull from (set by `git kb share setup`); unset: origin",
-		set: func(s *Settings, _ *Setting, v string, _ []string, _ string) error {
-			s.ShareRemote = strings.TrimSpace(v)
-			return nil
-		}},
+		set: stringInto(func(s *Settings) *string { return &s.ShareRemote })},
 	{Key: "kb.org.url", Type: "url", Accepted: "an http(s) URL of a Weaviate server, e.g. http://weaviate.internal:8080",
 		Doc: "the organisation's Weaviate endpoint: `git kb publish` writes this repository there, `git kb search --org` searches every repository published there",
 		set: urlInto(func(s *Settings) *string { return &s.Org.URL })},
 	{Key: "kb.org.apiKey", Type: "secret", Env: []string{"GIT_KB_ORG_API_KEY"}, Secret: true, Accepted: "the Weaviate API key",
 		Doc: "bearer token sent to kb.org.url; GIT_KB_ORG_API_KEY overrides it (keep it there rather than in a shared config)",
-		set: func(s *Settings, _ *Setting, v string, _ []string, _ string) error {
-			s.Org.APIKey = strings.TrimSpace(v)
-			return nil
-		}},
+		set: stringInto(func(s *Settings) *string { return &s.Org.APIKey })},
 	{Key: "kb.org.collection", Type: "string", Default: "GitKB", Accepted: "a Weaviate collection name: a capital letter, then letters, digits or _",
 		Doc: "the collection every repository of the organisation is published to",
 		set: func(s *Settings, d *Setting, v string, _ []string, _ string) error {
@@ -131,10 +125,7 @@ var Table = []Setting{
 		}},
 	{Key: "kb.org.repo", Type: "string", Accepted: "a name such as team/service",
 		Doc: "this repository's name in the org index and in `--org` citations; unset: the origin remote's path (github.com/team/service.git -> team/service), else the directory's name",
-		set: func(s *Settings, _ *Setting, v string, _ []string, _ string) error {
-			s.Org.Repo = strings.TrimSpace(v)
-			return nil
-		}},
+		set: stringInto(func(s *Settings) *string { return &s.Org.Repo })},
 	{Key: "kb.org.timeoutMs", Type: "milliseconds", Default: "15000", Accepted: "milliseconds ≥ 1",
 		Doc: "total time one request to kb.org.url may take (a search, one batch of a publish) before it fails with a clear error",
 		set: msInto(1, func(s *Settings) *time.Duration { return &s.Org.Timeout })},
@@ -262,6 +253,14 @@ var Table = []Setting{
 	{Key: "kb.rerank.concurrency", Type: "int", Default: "4", Accepted: "1..64",
 		Doc: "chat calls in flight for `--rerank llm`",
 		set: intInto(1, 64, func(s *Settings) *int { return &s.Rerank.Concurrency })},
+}
+
+// stringInto stores the value as it is, less surrounding blanks.
+func stringInto(field func(*Settings) *string) func(*Settings, *Setting, string, []string, string) error {
+	return func(s *Settings, _ *Setting, v string, _ []string, _ string) error {
+		*field(s) = strings.TrimSpace(v)
+		return nil
+	}
 }
 
 func boolInto(field func(*Settings) *bool) func(*Settings, *Setting, string, []string, string) error {

@@ -124,15 +124,7 @@ func TestKillNineWhileIndexing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(42, 42))
 	consistent, killedMidway := 0, 0
 	for i := range 20 {
-		cmd := exec.Command(gitKBBinary(t), "index", "--quiet", "--embed", "off")
-		cmd.Dir, cmd.Env = dir, gittest.Env()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := time.Duration(rng.Int64N(int64(took) * 12 / 10))
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
+		delay, err := killIndexer(t, dir, rng, took)
 		if err != nil {
 			killedMidway++
 		}
@@ -178,6 +170,22 @@ func TestKillNineWhileIndexing(t *testing.T) {
 	if consistent != 20 {
 		t.Errorf("only %d of 20 kills left a consistent index", consistent)
 	}
+}
+
+// killIndexer starts git kb index (with args) and kills it with SIGKILL
+// after a random delay of up to 1.2 x took, a clean run's time; err is
+// the run's exit (nil when it finished first).
+func killIndexer(t *testing.T, dir string, rng *rand.Rand, took time.Duration, args ...string) (time.Duration, error) {
+	t.Helper()
+	cmd := exec.Command(gitKBBinary(t), append([]string{"index", "--quiet", "--embed", "off"}, args...)...)
+	cmd.Dir, cmd.Env = dir, gittest.Env()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	delay := time.Duration(rng.Int64N(int64(took) * 12 / 10))
+	time.Sleep(delay)
+	cmd.Process.Signal(syscall.SIGKILL)
+	return delay, cmd.Wait()
 }
 
 // kbIndexExit runs one index to completion and returns its exit code.
@@ -279,15 +287,7 @@ func TestKillNineWhileIndexingFromParent(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(43, 43))
 	for i, c := range commits {
-		cmd := exec.Command(gitKBBinary(t), "index", "--quiet", "--embed", "off", "--json", "--rev", c)
-		cmd.Dir, cmd.Env = dir, gittest.Env()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := time.Duration(rng.Int64N(int64(took) * 12 / 10))
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		delay, _ := killIndexer(t, dir, rng, took, "--json", "--rev", c)
 		for _, earlier := range commits[max(0, i-1):i] {
 			for _, q := range crashQueries {
 				if r, errs, code := searchBin(t, dir, "--no-index", "--rev", earlier, q); code != 0 || resultKey(r) != want[earlier+q] {
