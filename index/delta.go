@@ -171,9 +171,17 @@ func planDelta(ctx context.Context, repo *gitx.Repo, db *store.DB, commit, tree 
 	return p, nil
 }
 
+// ancestorWalk is how many first-parent generations pickBase looks back
+// for an indexed commit: hooks index HEAD after each commit, but a rebase,
+// a pull or a hook that did not run leaves unindexed commits in between.
+const ancestorWalk = 64
+
 // pickBase returns the view to build from, its commit and tree: that of
-// the commit's first parent that has a usable one, else that of the most
-// recently indexed commit, if usable.
+// the commit's nearest indexed ancestor (any parent first, then back along
+// first parents), whose tree is the likeliest to differ least; else that of
+// the most recently indexed commit with a usable view. Ancestry comes first
+// because index times are kept in seconds: two commits indexed in the same
+// second tie, and the tie would pick either.
 func pickBase(repo *gitx.Repo, db *store.DB, commit gitx.Hash, filterFP string) (*store.View, gitx.Hash, gitx.Hash) {
 	usable := func(c gitx.Hash, tree store.SHA) *store.View {
 		v, err := db.View(PipelineVersion, tree)
@@ -183,21 +191,31 @@ func pickBase(repo *gitx.Repo, db *store.DB, commit gitx.Hash, filterFP string) 
 		return v
 	}
 	parents, _ := repo.CommitParents(commit)
-	for _, p := range parents {
-		r, err := db.Ref(p)
-		if err != nil {
-			continue
+	for gen := 0; len(parents) > 0 && gen < ancestorWalk; gen++ {
+		for _, p := range parents {
+			r, err := db.Ref(p)
+			if err != nil {
+				continue
+			}
+			if v := usable(p, r.Tree); v != nil {
+				return v, p, r.Tree
+			}
 		}
-		if v := usable(p, r.Tree); v != nil {
-			return v, p, r.Tree
-		}
+		parents, _ = repo.CommitParents(parents[0])
 	}
 	refs, err := db.Refs()
-	if err != nil || len(refs) == 0 || refs[0].Commit == commit {
+	if err != nil {
 		return nil, gitx.Hash{}, gitx.Hash{}
 	}
-	if v := usable(refs[0].Commit, refs[0].Tree); v != nil {
-		return v, refs[0].Commit, refs[0].Tree
+	// The most recently indexed usable view; a few tries, as each is a
+	// decode of a whole view.
+	for _, r := range refs[:min(len(refs), 8)] {
+		if r.Commit == commit {
+			continue
+		}
+		if v := usable(r.Commit, r.Tree); v != nil {
+			return v, r.Commit, r.Tree
+		}
 	}
 	return nil, gitx.Hash{}, gitx.Hash{}
 }

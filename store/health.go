@@ -166,9 +166,23 @@ func tableOptions(mode options.ChecksumVerificationMode) table.Options {
 // checking first turns both into a *DamagedError. With full, every block's
 // checksum is verified too (doctor); else only each table's index and
 // first and last blocks are read, which costs little.
+//
+// Only the tables the MANIFEST lists are checked. A table file it does not
+// list is one a writer has not finished (a concurrent indexer, or one
+// killed mid-flush): Badger deletes such orphans when it opens, and a
+// half-written one must not read as damage.
 func checkTables(dir string, full bool) error {
 	names, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
 	sort.Strings(names)
+	if listed, ok := manifestTables(dir); ok {
+		kept := names[:0]
+		for _, name := range names {
+			if id, ok := table.ParseFileID(name); !ok || listed[id] {
+				kept = append(kept, name)
+			}
+		}
+		names = kept
+	}
 	mode := options.NoVerification
 	if full {
 		mode = options.OnTableRead
@@ -189,6 +203,27 @@ func checkTables(dir string, full bool) error {
 		}
 	}
 	return nil
+}
+
+// manifestTables returns the ids of the tables dir's MANIFEST lists, read
+// the way Badger replays it; ok is false when it cannot be read, and then
+// every table file is checked (Badger's own open will say what is wrong
+// with the MANIFEST).
+func manifestTables(dir string) (ids map[uint64]bool, ok bool) {
+	f, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	m, _, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir))
+	if err != nil {
+		return nil, false
+	}
+	ids = make(map[uint64]bool, len(m.Tables))
+	for id := range m.Tables {
+		ids[id] = true
+	}
+	return ids, true
 }
 
 // checked remembers the tables this process has checked: Badger never

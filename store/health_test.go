@@ -105,6 +105,40 @@ func TestDamagedTable(t *testing.T) {
 	}
 }
 
+// TestUnfinishedTableIsNotDamage: a table file the MANIFEST does not list
+// (a flush a killed indexer left half-written, or one a running indexer is
+// writing) is not damage: the index opens, reads all it holds, passes
+// Verify, and Badger's read-write open removes the orphan.
+func TestUnfinishedTableIsNotDamage(t *testing.T) {
+	dir := t.TempDir()
+	fill(t, dir, 4000)
+	src := tables(t, dir)[0]
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := filepath.Join(dir, "000099.sst")
+	if err := os.WriteFile(orphan, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := open(t, dir, true)
+	err = db.db.View(func(txn *badger.Txn) error {
+		_, err := txn.Get([]byte("k/003999"))
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatalf("reading past an unfinished table: %v", err)
+	}
+	if err := Verify(dir); err != nil {
+		t.Fatalf("Verify with an unfinished table: %v", err)
+	}
+	open(t, dir, false).Close()
+	if _, err := os.Stat(orphan); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the unfinished table is still there after a read-write open: %v", err)
+	}
+}
+
 func overwrite(path string, off, n int64, b byte) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
