@@ -429,28 +429,8 @@ func OrgCitation(repo, commit, path string, start, end int) string {
 	return fmt.Sprintf("%s@%s:%s#L%d-L%d", repo, commit, path, start, end)
 }
 
-// ParseOrgCitation splits <repo>@<commit>:<path>#L.. into the repository
-// and the local citation; ok is false when s is not an org citation.
-func ParseOrgCitation(s string) (repo, local string, ok bool) {
-	at := strings.LastIndex(strings.SplitN(s, ":", 2)[0], "@")
-	if at <= 0 {
-		return "", "", false
-	}
-	repo, local = s[:at], s[at+1:]
-	c, ok := search.ParseCitation(local)
-	if !ok || !isHex(c.Rev) {
-		return "", "", false
-	}
-	return repo, local, true
-}
-
-func isHex(s string) bool {
-	if len(s) < 7 {
-		return false
-	}
-	_, err := hex.DecodeString(s[:len(s)&^1])
-	return err == nil
-}
+// ParseOrgCitation splits <repo>@<commit>:<path>#L.. (search.ParseOrgCitation).
+func ParseOrgCitation(s string) (repo, local string, ok bool) { return search.ParseOrgCitation(s) }
 
 // orgScope is the exact path filter of the query's path: and -path:
 // operators, applied to what Weaviate's Like patterns (a superset) let

@@ -75,6 +75,14 @@ func (s *Shared) OrgSearch(ctx context.Context, query, path string, k int) (*sea
 	return resp, Friendly(err)
 }
 
+// OrgRepo is the name this repository is published under in the org
+// index (kb.org.repo, else the origin remote's path): an org citation
+// naming it is readable here.
+func (s *Shared) OrgRepo(ctx context.Context) string {
+	name, _ := s.k.OrgRepoName(ctx)
+	return name
+}
+
 // File reads path as tracked at rev.
 func (s *Shared) File(ctx context.Context, rev, path string) (string, string, []byte, error) {
 	s.mu.Lock()

@@ -51,6 +51,9 @@ type Backend interface {
 	// OrgSearch searches every repository published to the organisation's
 	// index (git kb publish, kb.org.url); path filters as Search's scope.
 	OrgSearch(ctx context.Context, query, path string, k int) (*search.Response, error)
+	// OrgRepo is the name the repository is published under in the org
+	// index: get_document reads org citations that name it.
+	OrgRepo(ctx context.Context) string
 	// ContextPack packs the best of req's results into budget tokens (JSON
 	// blocks).
 	ContextPack(ctx context.Context, req search.Request, rev string, budget int) (*pack.Pack, error)
@@ -112,8 +115,9 @@ keys, error messages and Chinese terms. Same results format and citations as hyb
 		Name:  "get_document",
 		Title: "Read a document",
 		Description: `Return a tracked file's text at a commit, with line numbers. Pass either a search result's
-citation (<commit>:<path>#L<a>-L<b>: that commit and those lines) or a path relative to the repository
-root with an optional rev and line range. Long files are cut at 2000 lines: ask for the next range with
+citation (<commit>:<path>#L<a>-L<b>: that commit and those lines; an org search's
+<repo>@<commit>:<path>#L<a>-L<b> when this server serves that repository) or a path relative to the
+repository root with an optional rev and line range. Long files are cut at 2000 lines: ask for the next range with
 start_line. Only files tracked at that commit can be read.`,
 		Annotations: ro,
 	}, recovered(t.getDocument))
@@ -201,6 +205,28 @@ func (t *tools) repo(name string) (*Repo, error) {
 		names = append(names, t.repos[i].Name)
 	}
 	return nil, fmt.Errorf("no repository named %q here; served: %s", name, strings.Join(names, ", "))
+}
+
+// orgRepo is the served repository published as name (org citations
+// read <repo>@<commit>:...): r if it is, else, unless the caller chose r
+// by name, another served repository that is; otherwise an error saying
+// which repository to open.
+func (t *tools) orgRepo(ctx context.Context, r *Repo, chosen bool, name string) (*Repo, error) {
+	if r.Backend.OrgRepo(ctx) == name {
+		return r, nil
+	}
+	var here []string
+	for i := range t.repos {
+		pub := t.repos[i].Backend.OrgRepo(ctx)
+		if pub == name && !chosen {
+			return &t.repos[i], nil
+		}
+		here = append(here, fmt.Sprintf("%s (published as %s)", t.repos[i].Name, pub))
+	}
+	if chosen {
+		return nil, fmt.Errorf("the citation is in repository %s, and repo %s is published as %s: pass the repo that is, or open a clone of %s", name, r.Name, r.Backend.OrgRepo(ctx), name)
+	}
+	return nil, fmt.Errorf("the citation is in repository %s, which this server does not serve (it serves %s): open a clone of %s and serve it (git kb mcp there, or kb.mcp.repos)", name, strings.Join(here, ", "), name)
 }
 
 // SearchIn are hybrid_search's arguments.
@@ -327,7 +353,7 @@ func request(query, scope, hint string) (search.Request, error) {
 
 // DocumentIn are get_document's arguments.
 type DocumentIn struct {
-	Path      string `json:"path" jsonschema:"a search result's citation (<commit>:<path>#L<a>-L<b>), or a file path relative to the repository root"`
+	Path      string `json:"path" jsonschema:"a search result's citation (<commit>:<path>#L<a>-L<b>, or <repo>@<commit>:<path>#L<a>-L<b> from an org search), or a file path relative to the repository root"`
 	Rev       string `json:"rev,omitempty" jsonschema:"commit, branch or tag (default HEAD; a citation carries its own)"`
 	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to return, from 1 (default: the citation's, else 1)"`
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to return (default: the citation's, else the end of the file)"`
@@ -357,6 +383,14 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 	p, rev, start, end := strings.TrimSpace(in.Path), in.Rev, in.StartLine, in.EndLine
 	if p == "" {
 		return nil, nil, errors.New("path is empty: pass a file path or a citation")
+	}
+	if name, local, ok := search.ParseOrgCitation(p); ok {
+		// An org-wide search's citation: served by the repository
+		// published under that name, if this server serves it.
+		if r, err = t.orgRepo(ctx, r, in.Repo != "", name); err != nil {
+			return nil, nil, err
+		}
+		p = local
 	}
 	if c, ok := search.ParseCitation(p); ok && looksLikeRev(c.Rev) {
 		if rev != "" && rev != c.Rev {

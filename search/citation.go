@@ -1,8 +1,10 @@
 package search
 
 import (
+	"encoding/hex"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Citation is a parsed <rev>:<path>#L<start>-L<end>, the form every result
@@ -30,4 +32,29 @@ func ParseCitation(s string) (c Citation, ok bool) {
 		}
 	}
 	return c, true
+}
+
+// ParseOrgCitation splits an org-wide search's citation,
+// <repo>@<commit>:<path>#L.., into the repository's name and the local
+// citation; ok is false when s is not one (the commit must be hex, so
+// HEAD@{1}:x is not).
+func ParseOrgCitation(s string) (repo, local string, ok bool) {
+	at := strings.LastIndex(strings.SplitN(s, ":", 2)[0], "@")
+	if at <= 0 {
+		return "", "", false
+	}
+	repo, local = s[:at], s[at+1:]
+	c, ok := ParseCitation(local)
+	if !ok || !isHex(c.Rev) {
+		return "", "", false
+	}
+	return repo, local, true
+}
+
+func isHex(s string) bool {
+	if len(s) < 7 {
+		return false
+	}
+	_, err := hex.DecodeString(s[:len(s)&^1])
+	return err == nil
 }

@@ -358,3 +358,32 @@ func TestMCPOverHTTP(t *testing.T) {
 		t.Fatalf("search over HTTP: %q %+v", msg, r)
 	}
 }
+
+// TestMCPOrgCitation: get_document reads an org search's citation
+// (<repo>@<commit>:<path>#L..) from the served repository published under
+// that name, and names the repository to open when none is.
+func TestMCPOrgCitation(t *testing.T) {
+	main := gittest.New(t, docs)
+	other := gittest.New(t, map[string]string{"wiki/oncall.md": "# 值班手册\n\n告警升级流程：先电话，再群通知。\n"})
+	gittest.Git(t, main, "config", "kb.org.repo", "team/main")
+	gittest.Git(t, other, "config", "kb.org.repo", "team/wiki")
+	gittest.Git(t, main, "config", "--add", "kb.mcp.repos", other)
+	head := strings.TrimSpace(gittest.Git(t, other, "rev-parse", "HEAD"))
+	s := mcpSession(t, main)
+	var doc mcp.Document
+	cite := "team/wiki@" + head + ":wiki/oncall.md#L3-L3"
+	if msg := callTool(t, s, "get_document", map[string]any{"path": cite}, &doc); msg != "" || doc.Path != "wiki/oncall.md" || doc.Commit != head || !strings.Contains(doc.Text, "3\t告警升级流程") || strings.Contains(doc.Text, "值班手册") {
+		t.Fatalf("get_document(%s): %q %+v", cite, msg, doc)
+	}
+	// The caller named the served repository that is not team/wiki.
+	cols := mcp.Collections{}
+	callTool(t, s, "list_collections", nil, &cols)
+	msg := callTool(t, s, "get_document", map[string]any{"path": cite, "repo": cols.Repos[0].Name}, &doc)
+	if !strings.Contains(msg, "team/wiki") || !strings.Contains(msg, "published as team/main") {
+		t.Errorf("a citation of team/wiki read from team/main: %q", msg)
+	}
+	msg = callTool(t, s, "get_document", map[string]any{"path": "team/elsewhere@" + head + ":wiki/oncall.md#L1-L2"}, &doc)
+	if !strings.Contains(msg, "open a clone of team/elsewhere") || !strings.Contains(msg, "team/main") {
+		t.Errorf("a citation of a repository not served: %q", msg)
+	}
+}
