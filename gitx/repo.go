@@ -261,8 +261,16 @@ func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
 
 // git runs the git binary against this repository.
 func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return r.gitEnv(ctx, nil, stdin, args...)
+}
+
+// gitEnv is git with env added to the process's environment.
+func (r *Repo) gitEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
 	full := append([]string{"--git-dir", r.GitDir}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	if r.WorkTree != "" {
 		cmd.Dir = r.WorkTree
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -153,8 +154,16 @@ type Change struct {
 // Submodules (gitlinks) are left out, as ListTree leaves them out; a path
 // that turned from a submodule into a file (or back) appears as added (or
 // deleted).
+//
+// diff-tree reads the repository's index (.git/index, one entry per file
+// of the checkout) before it compares anything, for attributes a raw diff
+// does not use: on 46k files that was 50 ms of CPU and 100-300 ms of wall
+// time on a loaded machine, the largest cost of a one-file commit's
+// re-index that grew with the repository (issue 20). It is pointed at an
+// index file that does not exist, which git reads as empty.
 func (r *Repo) DiffTrees(ctx context.Context, from, to Hash) ([]Change, error) {
-	out, err := r.git(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from.String(), to.String())
+	out, err := r.gitEnv(ctx, []string{"GIT_INDEX_FILE=" + r.noIndex()}, nil,
+		"diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from.String(), to.String())
 	if err != nil {
 		return nil, err
 	}
@@ -209,4 +218,11 @@ func (r *Repo) CommitParents(commit Hash) ([]Hash, error) {
 		return nil, fmt.Errorf("read commit %s: %w", commit, err)
 	}
 	return c.ParentHashes, nil
+}
+
+// noIndex is a path where no index file can be (under a directory that
+// does not exist), for git commands that would otherwise read the
+// checkout's index for nothing.
+func (r *Repo) noIndex() string {
+	return filepath.Join(r.GitDir, "kb-no-index.d", "index")
 }

@@ -2,6 +2,7 @@ package gitx_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -93,5 +94,38 @@ func TestDiffTreesMatchesListings(t *testing.T) {
 	ps, err := repo.CommitParents(c)
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("parents of HEAD: %v %v", ps, err)
+	}
+}
+
+// DiffTrees does not read the checkout's index (.git/index, one entry per
+// file: its cost grew with the repository, issue 20): with that file
+// damaged, it still answers, where plain git diff-tree dies.
+func TestDiffTreesSkipsTheIndex(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"a.md": "# A\n", "b/c.go": "package b\n"})
+	gittest.Commit(t, dir, "edit", map[string]string{"a.md": "# A\n\nmore\n"})
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, from, err := repo.Resolve(t.Context(), "HEAD~1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, to, err := repo.Resolve(t.Context(), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "index"), []byte("DIRC not an index at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "diff-tree", "-r", from.String(), to.String()).CombinedOutput(); err == nil {
+		t.Fatalf("git diff-tree read a damaged index without complaint (%s): the test proves nothing", out)
+	}
+	changes, err := repo.DiffTrees(t.Context(), from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Path != "a.md" {
+		t.Fatalf("changes %+v, want a.md only", changes)
 	}
 }
