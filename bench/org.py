@@ -4,7 +4,8 @@ against a real Weaviate started by bench/weaviate.sh, beside local search in
 the same run.
 
   bench/org.py --kb /tmp/x/git-kb --docs ../shared/corpora/tidb-docs-cn.bundle \
-      --gosrc "$(go env GOROOT)/src" --queries-dir ../shared/eval [--copies 10]
+      --polaris ../shared/corpora/polaris.bundle --gosrc "$(go env GOROOT)/src" \
+      --queries-dir ../shared/eval [--copies 10]
 
 Prints one JSON object per figure:
   publish   chunks, seconds and chunks/s per corpus (index time excluded),
@@ -133,6 +134,7 @@ def main():
     ap.add_argument("--kb", required=True)
     ap.add_argument("--docs")
     ap.add_argument("--gosrc")
+    ap.add_argument("--polaris", help="the polaris bundle (polaris-dev.jsonl)")
     ap.add_argument("--queries-dir", required=True)
     ap.add_argument("--copies", type=int, default=10)
     ap.add_argument("--scale-queries", type=int, default=20)
@@ -159,6 +161,10 @@ def main():
             repo = os.path.join(work, "docs")
             sh(["git", "clone", "-q", a.docs, repo], work)
             corpora.append(("docs", repo, "docs-dev.jsonl"))
+        if a.polaris:
+            repo = os.path.join(work, "polaris")
+            sh(["git", "clone", "-q", a.polaris, repo], work)
+            corpora.append(("polaris", repo, "polaris-dev.jsonl"))
         if a.gosrc:
             repo = os.path.join(work, "gosrc")
             shutil.copytree(a.gosrc, repo, symlinks=True)
@@ -180,7 +186,7 @@ def main():
         if a.docs and a.copies > 1:
             name, repo, qfile = corpora[0]
             qs = load(os.path.join(a.queries_dir, qfile))[: a.scale_queries]
-            published = 1 + (1 if a.gosrc else 0)
+            published = 1 + (1 if a.gosrc else 0) + (1 if a.polaris else 0)
             marks = sorted({n for n in (1, 2, 5, a.copies) if n <= a.copies})
             n = 1
             for mark in marks:

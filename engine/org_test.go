@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -201,6 +202,41 @@ func TestOrgPublishAndSearch(t *testing.T) {
 	for _, h := range hits {
 		if strings.Contains(h.Text, "AKIAZ7Q3R5T2XK4M9P2L") || strings.Contains(h.Terms[0], "akiaz7q3r5t2xk4m9p2l") || !strings.Contains(h.Text, "[redacted: ") {
 			t.Fatalf("published text of keys.md: %q", h.Text)
+		}
+	}
+
+	// Narrowed to one repository, --org ranks as local search does: the
+	// same stages over the candidates Weaviate returns, with the
+	// repository's own statistics.
+	for _, tc := range []struct {
+		k     *Engine
+		repo  string
+		query string
+	}{
+		{docs, "team/docs", "发布失败后如何回滚"},
+		{docs, "team/docs", "连接池 配置 超时"},
+		{docs, "team/docs", "rollback 回滚 deploy"},
+		{gosrc, "golang/go", "parse query string escape"},
+		{gosrc, "golang/go", "字符串 大小写 比较"},
+		{gosrc, "golang/go", "Builder grow buffer"},
+	} {
+		local, err := tc.k.Search(ctx, SearchRequest{Request: search.Request{Query: tc.query, K: 10, Mode: search.ModeLexical}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := docs.OrgSearch(ctx, OrgSearchRequest{Query: tc.query + " repo:" + tc.repo, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lp, op []string
+		for _, x := range local.Results {
+			lp = append(lp, x.Path+"#"+strconv.Itoa(x.StartLine))
+		}
+		for _, x := range r.Results {
+			op = append(op, x.Path+"#"+strconv.Itoa(x.StartLine))
+		}
+		if strings.Join(lp, " ") != strings.Join(op, " ") {
+			t.Errorf("%q: --org ranks\n%v\nlocal search\n%v", tc.query, op, lp)
 		}
 	}
 

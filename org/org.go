@@ -36,12 +36,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate/entities/models"
 )
 
 // SchemaVersion numbers the collection layout this package writes and
 // reads. A collection made by another layout is refused, not mixed.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // DefaultCollection is the collection's name when kb.org.collection is
 // not set.
@@ -136,7 +137,7 @@ func (c *Client) call(ctx context.Context, what string, fn func(ctx context.Cont
 		return nil
 	}
 	if ctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Client.Timeout exceeded") {
-		return fmt.Errorf("org endpoint %s: %s timed out after %s (kb.org.url; is Weaviate up and reachable?)", c.url, what, c.timeout)
+		return &timeoutError{fmt.Sprintf("org endpoint %s: %s timed out after %s (kb.org.url; is Weaviate up and reachable? kb.org.timeoutMs sets the limit)", c.url, what, c.timeout)}
 	}
 	var we *fault.WeaviateClientError
 	if errors.As(err, &we) {
@@ -154,6 +155,14 @@ func (c *Client) call(ctx context.Context, what string, fn func(ctx context.Cont
 	}
 	return fmt.Errorf("org endpoint %s: %s: %w", c.url, what, err)
 }
+
+// ErrTimeout is what a call that ran out of time wraps (errors.Is).
+var ErrTimeout = errors.New("org endpoint timed out")
+
+type timeoutError struct{ msg string }
+
+func (e *timeoutError) Error() string { return e.msg }
+func (e *timeoutError) Unwrap() error { return ErrTimeout }
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -189,7 +198,13 @@ const (
 	pTitle, pHeading, pLang, pTags, pOwner, pText = "title", "heading", "lang", "tags", "owner", "text"
 	pSymbols                                      = "symbols"
 	pBody, pHeadTerms, pPathTerms, pSymTerms      = "bodyTerms", "headingTerms", "pathTerms", "symbolTerms"
+	pChunkTerms, pFileTerms                       = "chunkTerms", "fileTerms"
+	pBodyLen, pFileLen, pFileMeta, pRepoStats     = "bodyLen", "fileLen", "fileMeta", "repoStats"
 )
+
+// statsEntry is the entry of a repository's statistics object (RepoStats):
+// a chunk's entry is "blob path", never a word without a space.
+const statsEntry = "stats"
 
 // description marks a collection as ours, with the layout and pipeline.
 func (c *Client) description() string {
@@ -239,6 +254,16 @@ func (c *Client) classDef(textTokenization string) *models.Class {
 			{Name: pHeadTerms, DataType: []string{"text"}, Tokenization: "whitespace", IndexFilterable: &f, IndexSearchable: &tr},
 			{Name: pPathTerms, DataType: []string{"text"}, Tokenization: "whitespace", IndexFilterable: &f, IndexSearchable: &tr},
 			{Name: pSymTerms, DataType: []string{"text"}, Tokenization: "whitespace", IndexFilterable: &f, IndexSearchable: &tr},
+			// Document frequencies are counted on these (filter only, no
+			// BM25): the chunk's distinct terms, and on a file's first
+			// chunk the file's.
+			{Name: pChunkTerms, DataType: []string{"text"}, Tokenization: "whitespace", IndexFilterable: &tr, IndexSearchable: &f},
+			{Name: pFileTerms, DataType: []string{"text"}, Tokenization: "whitespace", IndexFilterable: &tr, IndexSearchable: &f},
+			// Read, never searched.
+			{Name: pBodyLen, DataType: []string{"int"}, IndexFilterable: &f},
+			{Name: pFileLen, DataType: []string{"int"}, IndexFilterable: &f},
+			{Name: pFileMeta, DataType: []string{"text"}, Tokenization: "whitespace", IndexFilterable: &f, IndexSearchable: &f},
+			{Name: pRepoStats, DataType: []string{"text"}, Tokenization: "whitespace", IndexFilterable: &f, IndexSearchable: &f},
 		},
 	}
 }
@@ -359,10 +384,12 @@ func (c *Client) check(cl *models.Class) error {
 
 // Count is the number of objects of repo ("" = all repositories).
 func (c *Client) Count(ctx context.Context, repo string) (int, error) {
-	b := c.c.GraphQL().Aggregate().WithClassName(c.class).WithFields(metaCount())
+	// Chunks only: not the repositories' statistics objects.
+	where := filters.Where().WithOperator(filters.Not).WithOperands([]*filters.WhereBuilder{eq(pEntry, statsEntry)})
 	if repo != "" {
-		b = b.WithWhere(eq(pRepo, repo))
+		where = filters.Where().WithOperator(filters.And).WithOperands([]*filters.WhereBuilder{eq(pRepo, repo), where})
 	}
+	b := c.c.GraphQL().Aggregate().WithClassName(c.class).WithFields(metaCount()).WithWhere(where)
 	var n int
 	err := c.call(ctx, "counting objects", func(ctx context.Context) error {
 		resp, err := b.Do(ctx)

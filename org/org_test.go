@@ -1,8 +1,16 @@
 package org
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestObjectID(t *testing.T) {
@@ -65,5 +73,67 @@ func TestBatchSize(t *testing.T) {
 	}
 	if n := batchSize(big[1:]); n != 2 {
 		t.Errorf("two small chunks: %d", n)
+	}
+}
+
+// TestWriteSplitsOnTimeout: a batch the server cannot take in time is
+// written again as two halves; a server that hangs is a timeout error
+// after a bounded number of tries.
+func TestWriteSplitsOnTimeout(t *testing.T) {
+	var mu sync.Mutex
+	var sizes []int
+	hang := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Objects []struct {
+				ID string `json:"id"`
+			} `json:"objects"`
+		}
+		if r.URL.Path != "/v1/batch/objects" || json.NewDecoder(r.Body).Decode(&body) != nil {
+			http.Error(w, "unexpected "+r.URL.Path, http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		sizes = append(sizes, len(body.Objects))
+		h := hang
+		mu.Unlock()
+		if h || len(body.Objects) > 50 {
+			select { // a server too busy for a large batch
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+			return
+		}
+		var out []map[string]any
+		for _, o := range body.Objects {
+			out = append(out, map[string]any{"id": o.ID, "result": map[string]any{}})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	defer srv.Close()
+	c, err := Dial(Config{URL: srv.URL, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := make([]Chunk, 100)
+	for i := range chunks {
+		chunks[i] = Chunk{Repo: "r", Blob: "b", Path: "p", Ordinal: i, Text: "x"}
+	}
+	if err := c.Write(context.Background(), chunks); err != nil {
+		t.Fatalf("write with a server that takes 50 at a time: %v", err)
+	}
+	if fmt.Sprint(sizes) != "[100 50 50]" {
+		t.Errorf("requests of %v objects, want [100 50 50]", sizes)
+	}
+	mu.Lock()
+	hang, sizes = true, nil
+	mu.Unlock()
+	start := time.Now()
+	err = c.Write(context.Background(), chunks)
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "timed out after 300ms") {
+		t.Fatalf("a hung server: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second || len(sizes) != 2 {
+		t.Errorf("a hung server took %s and %v requests, want 2 (the batch, its first half)", d, sizes)
 	}
 }

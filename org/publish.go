@@ -2,6 +2,8 @@ package org
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,8 +24,36 @@ type Chunk struct {
 	// them (body, heading, path, symbols), each repeated by its frequency
 	// and joined by spaces.
 	Terms [4]string
+	// ChunkTerms are the chunk's distinct terms (any field), FileTerms on
+	// a file's first chunk the file's, each joined by spaces: document
+	// frequencies are counted on them (Corpus).
+	ChunkTerms, FileTerms string
+	// BodyLen is the chunk's body length in terms, FileLen its file's.
+	BodyLen, FileLen int
+	// File is what search's priors know of the file: its kind, its
+	// MinHash, its front-matter, its vocabulary outlier score.
+	File FileMeta
 	// Vector is the chunk's embedding, when the repository has one.
 	Vector []float32
+}
+
+// FileMeta is a file's metadata as published with each of its chunks
+// (JSON): what local search's priors and near-duplicate folding read.
+type FileMeta struct {
+	Kind    string            `json:"kind,omitempty"`
+	MinHash []byte            `json:"mh,omitempty"`
+	Meta    map[string]string `json:"meta,omitempty"`
+	Vocab   uint8             `json:"vocab,omitempty"`
+}
+
+// RepoStats are a repository's BM25 statistics as its local index counts
+// them, published beside its chunks (one object per repository) so that
+// an org search scores as local search does.
+type RepoStats struct {
+	Commit  string `json:"commit"`
+	Chunks  int    `json:"chunks"`
+	BodyLen uint64 `json:"body_len"` // body terms over all chunks
+	Files   int    `json:"files"`    // distinct blobs with chunks
 }
 
 // MaxBatch is the most objects written per request, and MaxBatchBytes
@@ -39,7 +69,7 @@ func batchSize(chunks []Chunk) int {
 	n, bytes := 0, 0
 	for n < len(chunks) && n < MaxBatch {
 		c := &chunks[n]
-		bytes += len(c.Text) + len(c.Terms[0]) + len(c.Terms[1]) + len(c.Terms[2]) + len(c.Terms[3])
+		bytes += len(c.Text) + len(c.Terms[0]) + len(c.Terms[1]) + len(c.Terms[2]) + len(c.Terms[3]) + len(c.ChunkTerms) + len(c.FileTerms)
 		if n > 0 && bytes > MaxBatchBytes {
 			break
 		}
@@ -57,8 +87,29 @@ func (c *Client) Existing(ctx context.Context, repo string) (map[string]int, err
 	if err != nil || total == 0 {
 		return out, err
 	}
-	// Groups are at most objects.
-	return c.groupCounts(ctx, "listing what "+repo+" has published", eq(pRepo, repo), pEntry, total+1)
+	// Groups are at most objects (and the statistics object).
+	out, err = c.groupCounts(ctx, "listing what "+repo+" has published", eq(pRepo, repo), pEntry, total+2)
+	delete(out, statsEntry)
+	return out, err
+}
+
+// WriteStats publishes repo's statistics (one object, overwritten).
+func (c *Client) WriteStats(ctx context.Context, repo string, st RepoStats) error {
+	js, _ := json.Marshal(st)
+	o := &models.Object{Class: c.class, ID: strfmtUUID(ObjectID(repo, statsEntry, c.pipeline, -1)), Properties: map[string]any{
+		pRepo: repo, pEntry: statsEntry, pCommit: st.Commit, pOrdinal: -1, pPipeline: int(c.pipeline), pRepoStats: string(js)}}
+	return c.call(ctx, "writing "+repo+"'s statistics", func(ctx context.Context) error {
+		res, err := c.c.Batch().ObjectsBatcher().WithObjects(o).Do(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range res {
+			if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
+				return errors.New(r.Result.Errors.Error[0].Message)
+			}
+		}
+		return nil
+	})
 }
 
 // groupCounts counts the objects (of those where selects; nil: all) per
@@ -113,23 +164,39 @@ func (c *Client) Write(ctx context.Context, chunks []Chunk) error {
 			objs[i] = c.object(ch)
 		}
 		chunks = chunks[n:]
-		err := c.call(ctx, fmt.Sprintf("writing %d chunks", n), func(ctx context.Context) error {
-			res, err := c.c.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
-			if err != nil {
-				return err
-			}
-			for _, r := range res {
-				if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
-					return fmt.Errorf("object %s: %s", r.ID, r.Result.Errors.Error[0].Message)
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := c.writeObjects(ctx, objs, true); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeObjects writes one batch. A batch that times out is written again
+// as two halves, once: a busy server (flushing or compacting its
+// indexes) often takes a smaller request in time, and the ids make a
+// write repeatable. A half that times out too is the error, so a server
+// that hangs costs at most three timeouts, never a hang.
+func (c *Client) writeObjects(ctx context.Context, objs []*models.Object, split bool) error {
+	err := c.call(ctx, fmt.Sprintf("writing %d chunks", len(objs)), func(ctx context.Context) error {
+		res, err := c.c.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range res {
+			if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
+				return fmt.Errorf("object %s: %s", r.ID, r.Result.Errors.Error[0].Message)
+			}
+		}
+		return nil
+	})
+	if err != nil && split && len(objs) > 1 && errors.Is(err, ErrTimeout) && ctx.Err() == nil {
+		h := len(objs) / 2
+		if err := c.writeObjects(ctx, objs[:h], false); err != nil {
+			return err
+		}
+		return c.writeObjects(ctx, objs[h:], false)
+	}
+	return err
 }
 
 func (c *Client) object(ch Chunk) *models.Object {
@@ -139,6 +206,10 @@ func (c *Client) object(ch Chunk) *models.Object {
 		pPipeline: int(c.pipeline), pTitle: ch.Title, pHeading: ch.Heading, pLang: ch.Lang,
 		pOwner: ch.Owner, pText: ch.Text,
 		pBody: ch.Terms[0], pHeadTerms: ch.Terms[1], pPathTerms: ch.Terms[2], pSymTerms: ch.Terms[3],
+		pChunkTerms: ch.ChunkTerms, pFileTerms: ch.FileTerms, pBodyLen: ch.BodyLen, pFileLen: ch.FileLen,
+	}
+	if js, err := json.Marshal(ch.File); err == nil {
+		props[pFileMeta] = string(js)
 	}
 	if len(ch.Tags) > 0 {
 		props[pTags] = ch.Tags

@@ -2,12 +2,14 @@ package org
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
+	"github.com/weaviate/weaviate/entities/models"
 )
 
 func strfmtUUID(s string) strfmt.UUID { return strfmt.UUID(s) }
@@ -175,5 +177,220 @@ func (c *Client) Repos(ctx context.Context) (map[string]int, error) {
 	if err != nil || total == 0 {
 		return map[string]int{}, err
 	}
-	return c.groupCounts(ctx, "listing published repositories", nil, pRepo, 10000)
+	return c.groupCounts(ctx, "listing published repositories", notStats(), pRepo, 10000)
+}
+
+func notStats() *filters.WhereBuilder {
+	return filters.Where().WithOperator(filters.Not).WithOperands([]*filters.WhereBuilder{eq(pEntry, statsEntry)})
+}
+
+func and(ws ...*filters.WhereBuilder) *filters.WhereBuilder {
+	var ops []*filters.WhereBuilder
+	for _, w := range ws {
+		if w != nil {
+			ops = append(ops, w)
+		}
+	}
+	switch len(ops) {
+	case 0:
+		return nil
+	case 1:
+		return ops[0]
+	}
+	return filters.Where().WithOperator(filters.And).WithOperands(ops)
+}
+
+// FileRef is one published file of one repository.
+type FileRef struct {
+	Repo, Blob, Path string
+}
+
+// Files are the files of the best chunks by BM25F over q.Terms (q.Limit
+// chunks asked for), in the order of their best chunk, at most max of
+// them: the candidates an org search ranks.
+func (c *Client) Files(ctx context.Context, q Query, max int) ([]FileRef, error) {
+	props := []string{
+		weighted(pBody, FieldWeights[0]), weighted(pHeadTerms, FieldWeights[1]),
+		weighted(pPathTerms, FieldWeights[2]), weighted(pSymTerms, FieldWeights[3]),
+	}
+	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(q.Limit).
+		WithFields(graphql.Field{Name: pRepo}, graphql.Field{Name: pBlob}, graphql.Field{Name: pPath}).
+		WithBM25(c.c.GraphQL().Bm25ArgBuilder().WithQuery(strings.Join(q.Terms, " ")).WithProperties(props...))
+	if w := q.Filter.where(); w != nil {
+		get = get.WithWhere(w)
+	}
+	var out []FileRef
+	err := c.call(ctx, "searching "+c.class, func(ctx context.Context) error {
+		resp, err := c.getOne(ctx, get)
+		if err != nil {
+			return err
+		}
+		var r struct{ Get map[string][]FileRef }
+		if err := remarshal(resp.Data, &r); err != nil {
+			return err
+		}
+		seen := map[FileRef]bool{}
+		for _, f := range r.Get[c.class] {
+			if !seen[f] && len(out) < max {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// getOne runs a Get, at consistency ONE when the default (quorum) read
+// fails: a replicated collection with a node down fails the quorum, and
+// one replica's answer is enough for a search. (Only a replicated
+// collection takes the argument.)
+func (c *Client) getOne(ctx context.Context, get *graphql.GetBuilder) (*models.GraphQLResponse, error) {
+	resp, err := get.Do(ctx)
+	if err == nil {
+		err = gqlErr(resp)
+	}
+	if err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "Cannot query field") {
+		if r2, err2 := get.WithConsistencyLevel("ONE").Do(ctx); err2 == nil && gqlErr(r2) == nil {
+			return r2, nil
+		}
+	}
+	return resp, err
+}
+
+// FileChunks are the chunks of files that hold any of terms (chunkTerms),
+// with everything published of them: the evidence an org search ranks
+// its candidate files by, as local search ranks a file by its chunks
+// that match.
+func (c *Client) FileChunks(ctx context.Context, files []FileRef, terms []string) ([]Chunk, error) {
+	if len(files) == 0 || len(terms) == 0 {
+		return nil, nil
+	}
+	byRepo := map[string][]string{}
+	var repos []string
+	for _, f := range files {
+		if _, ok := byRepo[f.Repo]; !ok {
+			repos = append(repos, f.Repo)
+		}
+		byRepo[f.Repo] = append(byRepo[f.Repo], Entry(f.Blob, f.Path))
+	}
+	var or []*filters.WhereBuilder
+	for _, r := range repos {
+		or = append(or, and(eq(pRepo, r), filters.Where().WithPath([]string{pEntry}).WithOperator(filters.ContainsAny).WithValueText(byRepo[r]...)))
+	}
+	where := or[0]
+	if len(or) > 1 {
+		where = filters.Where().WithOperator(filters.Or).WithOperands(or)
+	}
+	where = and(where, filters.Where().WithPath([]string{pChunkTerms}).WithOperator(filters.ContainsAny).WithValueText(terms...))
+	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(maxFileChunks).WithWhere(where).WithFields(
+		graphql.Field{Name: pRepo}, graphql.Field{Name: pRemote}, graphql.Field{Name: pCommit},
+		graphql.Field{Name: pBlob}, graphql.Field{Name: pPath}, graphql.Field{Name: pOrdinal},
+		graphql.Field{Name: pStart}, graphql.Field{Name: pEnd}, graphql.Field{Name: pTitle},
+		graphql.Field{Name: pHeading}, graphql.Field{Name: pLang}, graphql.Field{Name: pTags},
+		graphql.Field{Name: pOwner}, graphql.Field{Name: pSymbols}, graphql.Field{Name: pText},
+		graphql.Field{Name: pBody}, graphql.Field{Name: pHeadTerms}, graphql.Field{Name: pPathTerms}, graphql.Field{Name: pSymTerms},
+		graphql.Field{Name: pBodyLen}, graphql.Field{Name: pFileLen}, graphql.Field{Name: pFileMeta},
+	)
+	var out []Chunk
+	err := c.call(ctx, "reading the candidates' chunks", func(ctx context.Context) error {
+		resp, err := c.getOne(ctx, get)
+		if err != nil {
+			return err
+		}
+		var r struct {
+			Get map[string][]struct {
+				Repo, Remote, Commit, Blob, Path              string
+				Ordinal, StartLine, EndLine, BodyLen, FileLen int
+				Title, Heading, Lang, Owner, Text, FileMeta   string
+				Tags, Symbols                                 []string
+				BodyTerms, HeadingTerms, PathTerms            string
+				SymbolTerms                                   string
+			}
+		}
+		if err := remarshal(resp.Data, &r); err != nil {
+			return err
+		}
+		for _, o := range r.Get[c.class] {
+			ch := Chunk{Repo: o.Repo, Remote: o.Remote, Commit: o.Commit, Blob: o.Blob, Path: o.Path,
+				Ordinal: o.Ordinal, Start: o.StartLine, End: o.EndLine, Title: o.Title, Heading: o.Heading,
+				Lang: o.Lang, Owner: o.Owner, Tags: o.Tags, Symbols: o.Symbols, Text: o.Text,
+				Terms: [4]string{o.BodyTerms, o.HeadingTerms, o.PathTerms, o.SymbolTerms}, BodyLen: o.BodyLen, FileLen: o.FileLen}
+			json.Unmarshal([]byte(o.FileMeta), &ch.File)
+			out = append(out, ch)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// maxFileChunks bounds FileChunks' answer (Weaviate's default maximum
+// result count).
+const maxFileChunks = 10000
+
+// Corpus is what BM25 statistics an org search needs of the repositories
+// it searches: each one's totals, and the document frequencies of the
+// query's terms counted in chunks and in files.
+type Corpus struct {
+	Repos      map[string]RepoStats
+	DF, FileDF map[string]int
+}
+
+// Corpus reads the statistics of the repositories f selects (its repo:
+// and -repo: only: statistics are those of whole repositories, as local
+// search's are the whole view's under path: filters) for terms, in one
+// request.
+func (c *Client) Corpus(ctx context.Context, f Filter, terms []string) (*Corpus, error) {
+	repos := Filter{Repos: f.Repos, NotRepos: f.NotRepos}.where()
+	var q strings.Builder
+	fmt.Fprintf(&q, "{Get{%s(limit:10000,%s){repo repoStats}}", c.class, and(repos, eq(pEntry, statsEntry)).String())
+	if len(terms) > 0 {
+		q.WriteString("Aggregate{")
+		for i, t := range terms {
+			for _, p := range []string{pChunkTerms, pFileTerms} {
+				w := and(repos, filters.Where().WithPath([]string{p}).WithOperator(filters.Equal).WithValueText(t))
+				fmt.Fprintf(&q, "%s%d:%s(%s){meta{count}} ", p[:1], i, c.class, w.String())
+			}
+		}
+		q.WriteString("}")
+	}
+	q.WriteString("}")
+	out := &Corpus{Repos: map[string]RepoStats{}, DF: map[string]int{}, FileDF: map[string]int{}}
+	err := c.call(ctx, "reading the collection's statistics", func(ctx context.Context) error {
+		resp, err := c.c.GraphQL().Raw().WithQuery(q.String()).Do(ctx)
+		if err == nil {
+			err = gqlErr(resp)
+		}
+		if err != nil {
+			return err
+		}
+		var r struct {
+			Get map[string][]struct {
+				Repo      string
+				RepoStats string
+			}
+			Aggregate map[string][]struct {
+				Meta struct{ Count int } `json:"meta"`
+			}
+		}
+		if err := remarshal(resp.Data, &r); err != nil {
+			return err
+		}
+		for _, o := range r.Get[c.class] {
+			var st RepoStats
+			if json.Unmarshal([]byte(o.RepoStats), &st) == nil {
+				out.Repos[o.Repo] = st
+			}
+		}
+		for i, t := range terms {
+			for _, g := range r.Aggregate[fmt.Sprintf("c%d", i)] {
+				out.DF[t] += g.Meta.Count
+			}
+			for _, g := range r.Aggregate[fmt.Sprintf("f%d", i)] {
+				out.FileDF[t] += g.Meta.Count
+			}
+		}
+		return nil
+	})
+	return out, err
 }

@@ -14,6 +14,9 @@ import (
 type Overlay struct {
 	Files []store.AnalyzedFile
 	Gone  []string
+	// Vocab is, per path, what ViewEntry.Vocab says of a file measured
+	// in another index (an org search's candidates): the vocabulary prior.
+	Vocab map[string]uint8
 }
 
 // WorktreeInfo reports an overlay in a response.
@@ -70,13 +73,15 @@ func (s *Searcher) applyOverlay(req *Request, resp *Response) error {
 	}
 	// Overlay chunk ids start past every chunk of the view's segments, so
 	// no posting of the database can be taken for one of them.
-	segs, err := s.DB.Segments()
-	if err != nil {
-		return err
-	}
 	var base uint64
-	for id := range req.View.Segments() {
-		base = max(base, uint64(segs[id].First)+uint64(segs[id].N))
+	if viewSegs := req.View.Segments(); s.DB != nil && len(viewSegs) > 0 {
+		segs, err := s.DB.Segments()
+		if err != nil {
+			return err
+		}
+		for id := range viewSegs {
+			base = max(base, uint64(segs[id].First)+uint64(segs[id].N))
+		}
 	}
 	ox := &overlayIndex{base: uint32(base), files: o.Files}
 	next := base
@@ -93,7 +98,7 @@ func (s *Searcher) applyOverlay(req *Request, resp *Response) error {
 			return fmt.Errorf("the index has too many chunks to add the working tree's")
 		}
 		ox.firsts = append(ox.firsts, uint32(next))
-		v.Entries = append(v.Entries, store.ViewEntry{Path: f.Path, Blob: f.Blob, Seg: overlaySeg, First: uint32(next), N: uint32(len(f.Chunks))})
+		v.Entries = append(v.Entries, store.ViewEntry{Path: f.Path, Blob: f.Blob, Seg: overlaySeg, First: uint32(next), N: uint32(len(f.Chunks)), Vocab: o.Vocab[f.Path]})
 		next += uint64(len(f.Chunks))
 		v.Chunks += uint32(len(f.Chunks))
 		for i := range v.FieldLen {
@@ -130,6 +135,20 @@ func (ox *overlayIndex) bodyLen(c uint32) (float64, bool) {
 				return float64(ox.files[i].BodyLen[j]), true
 			}
 			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// fileLen is an overlay file's body length (its FieldLen); ok is false
+// for the view's files.
+func (ox *overlayIndex) fileLen(e *store.ViewEntry) (float64, bool) {
+	if ox == nil || e.Seg != overlaySeg {
+		return 0, false
+	}
+	for i := len(ox.firsts) - 1; i >= 0; i-- {
+		if e.First >= ox.firsts[i] {
+			return float64(ox.files[i].FieldLen[store.FieldBody]), true
 		}
 	}
 	return 0, false

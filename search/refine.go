@@ -236,16 +236,21 @@ func (s *Searcher) definitions(req Request, syms []string) ([]uint32, error) {
 // then in the overlay of uncommitted files, if any.
 func (s *Searcher) eachPosting(req Request, term string, fn func(store.Posting)) error {
 	var buf []store.Posting
-	err := s.DB.Postings(s.Pipeline, term, req.View.Segments(), func(_ uint32, data []byte) error {
-		var err error
-		buf, err = store.DecodePostings(buf[:0], data)
-		for _, p := range buf {
-			fn(p)
+	if s.DB != nil {
+		err := s.DB.Postings(s.Pipeline, term, req.View.Segments(), func(_ uint32, data []byte) error {
+			var err error
+			buf, err = store.DecodePostings(buf[:0], data)
+			for _, p := range buf {
+				fn(p)
+			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		return err
-	})
-	if err != nil || req.ov == nil {
-		return err
+	}
+	if req.ov == nil {
+		return nil
 	}
 	for _, p := range req.ov.postings(term) {
 		fn(p)

@@ -111,8 +111,57 @@ type Request struct {
 	Explain bool
 	// Overlay, if set, is searched on top of View (--worktree).
 	Overlay *Overlay
-	ov      *overlayIndex // Overlay numbered into View (applyOverlay)
-	qv      *queryFuture  // the query vector, embedded while lexical retrieval runs
+	// Corpus, if set, holds the BM25 statistics scoring uses in place of
+	// the view's: an org search's view holds only the candidate files
+	// the org index returned, its statistics are the collection's.
+	Corpus *Corpus
+	ov     *overlayIndex // Overlay numbered into View (applyOverlay)
+	qv     *queryFuture  // the query vector, embedded while lexical retrieval runs
+}
+
+// Corpus is the BM25 statistics of a corpus larger than the view
+// searched (Request.Corpus). A term it does not list counts as found in
+// the chunks and files of the view that hold it.
+type Corpus struct {
+	Chunks  int    // N
+	BodyLen uint64 // body terms over all chunks
+	Files   int    // files with chunks
+	// DF and FileDF count the chunks and the files that hold each term.
+	DF, FileDF map[string]int
+}
+
+// df is the document frequency of term: the corpus's, at least seen (in
+// the view); seen without a corpus.
+func (c *Corpus) df(term string, seen int) float64 {
+	if c == nil {
+		return float64(seen)
+	}
+	return float64(max(c.DF[term], seen))
+}
+
+func (c *Corpus) fileDF(term string, seen int) float64 {
+	if c == nil {
+		return float64(seen)
+	}
+	return float64(max(c.FileDF[term], seen))
+}
+
+// QueryTerms are the terms Search ranks req's text by: the analyzer's,
+// then the cross-lingual words expansion adds (unless NoExpand). An org
+// search asks its index for the chunks that hold them.
+func QueryTerms(req Request) ([]string, error) {
+	q, err := analyze(req)
+	if err != nil {
+		return nil, err
+	}
+	if !req.NoExpand {
+		expandQuery(req, q)
+	}
+	out := make([]string, len(q.terms))
+	for i, t := range q.terms {
+		out[i] = t.term
+	}
+	return out, nil
 }
 
 // Doc health values of Result.Health.
@@ -279,6 +328,8 @@ type Stale struct {
 
 // Searcher searches one database.
 type Searcher struct {
+	// DB is the index searched; nil searches Request.Overlay alone (org
+	// search ranks the candidates its index returned this way).
 	DB       *store.DB
 	Pipeline byte
 	// ReadBlob returns a blob's bytes, for snippets.

@@ -266,9 +266,12 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 		}
 	}
 	liveSet := live.bitmap()
-	segInfo, err := s.DB.Segments()
-	if err != nil {
-		return nil, err
+	var segInfo map[uint32]store.Segment
+	if s.DB != nil { // nil: a Searcher of an overlay only (org search)
+		var err error
+		if segInfo, err = s.DB.Segments(); err != nil {
+			return nil, err
+		}
 	}
 	// The view's segments sorted by first chunk: a chunk's segment is a
 	// binary search away, however many incremental runs made the view.
@@ -289,13 +292,15 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 			return nil, err
 		}
 		buf = buf[:0]
-		err := s.DB.Postings(s.Pipeline, qt.term, viewSegs, func(_ uint32, data []byte) error {
-			var err error
-			buf, err = store.DecodePostings(buf, data)
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("read postings of %q: %w", qt.term, err)
+		if s.DB != nil {
+			err := s.DB.Postings(s.Pipeline, qt.term, viewSegs, func(_ uint32, data []byte) error {
+				var err error
+				buf, err = store.DecodePostings(buf, data)
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("read postings of %q: %w", qt.term, err)
+			}
 		}
 		if req.ov != nil {
 			buf = append(buf, req.ov.postings(qt.term)...)
@@ -357,6 +362,9 @@ type bodyLengths struct {
 
 // file is the body length of a whole file: its chunks' lengths summed.
 func (bl *bodyLengths) file(e *store.ViewEntry) (float64, error) {
+	if l, ok := bl.ov.fileLen(e); ok {
+		return l, nil
+	}
 	t := 0.0
 	for c := e.First; c < e.First+e.N; c++ {
 		l, err := bl.of(c)
@@ -402,6 +410,9 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	lengths := &bodyLengths{s: s, ov: req.ov, segs: c.segs, tables: map[uint32][]uint32{}}
 	n := float64(v.Chunks)
 	avg := float64(v.FieldLen[store.FieldBody]) / n
+	if cp := req.Corpus; cp != nil && cp.Chunks > 0 {
+		n, avg = float64(cp.Chunks), float64(cp.BodyLen)/float64(cp.Chunks)
+	}
 	if avg <= 0 {
 		avg = 1
 	}
@@ -428,7 +439,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	lists := make([]termPostings, 0, len(c.lists))
 	var common []termPostings
 	for _, tp := range c.lists {
-		if df := len(tp.ps); tp.term.from != "" && df > minCommonDF && float64(df) > maxExpandedDF*n {
+		if df := req.Corpus.df(tp.term.term, len(tp.ps)); tp.term.from != "" && df > float64(minCommonDF) && df > maxExpandedDF*n {
 			common = append(common, tp)
 		} else {
 			lists = append(lists, tp)
@@ -436,7 +447,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	}
 	lists = append(lists, common...)
 	rare := len(lists) - len(common)
-	ff := newFileFreqs(v, req.Mode == ModeLexical && req.on(LeverFile) && fileWeight > 0)
+	ff := newFileFreqs(v, req.Corpus, req.Mode == ModeLexical && req.on(LeverFile) && fileWeight > 0)
 	var cs *conceptScores
 	if req.on(LeverConcept) {
 		cs = newConceptScores(lists, top)
@@ -447,7 +458,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	total := float64(c.absent) * math.Log(1+(n+0.5)/0.5)
 	expanded := false
 	for li, tp := range lists {
-		df := float64(len(tp.ps))
+		df := req.Corpus.df(tp.term.term, len(tp.ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		w := idf * tp.term.weight
 		isExp := tp.term.from != "" && tp.term.from != feedbackFrom
@@ -499,7 +510,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 			}
 			ff.add(p)
 		}
-		if err := ff.endTerm(li, tp.term.weight, lengths, avg); err != nil {
+		if err := ff.endTerm(li, tp.term, lengths, avg); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -543,6 +554,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 type fileFreqs struct {
 	on     bool
 	v      *store.View
+	corpus *Corpus // statistics in place of the view's, if set
 	nFiles float64
 	at     int // the entry of the last posting: postings come in chunk order
 	cur    map[int]*[store.NumFields]float64
@@ -553,8 +565,8 @@ type fileFreqs struct {
 	concepts *conceptScores
 }
 
-func newFileFreqs(v *store.View, on bool) *fileFreqs {
-	ff := &fileFreqs{on: on, v: v, at: -1}
+func newFileFreqs(v *store.View, corpus *Corpus, on bool) *fileFreqs {
+	ff := &fileFreqs{on: on, v: v, corpus: corpus, at: -1}
 	if on {
 		ff.lens, ff.scores = map[int]float64{}, map[string]float64{}
 		blobs := map[store.SHA]bool{}
@@ -564,6 +576,9 @@ func newFileFreqs(v *store.View, on bool) *fileFreqs {
 			}
 		}
 		ff.nFiles = float64(len(blobs))
+		if corpus != nil && corpus.Files > 0 {
+			ff.nFiles = float64(corpus.Files)
+		}
 	}
 	return ff
 }
@@ -597,13 +612,17 @@ func (ff *fileFreqs) add(p store.Posting) {
 	}
 }
 
-func (ff *fileFreqs) endTerm(li int, weight float64, lengths *bodyLengths, avgChunk float64) error {
+func (ff *fileFreqs) endTerm(li int, qt queryTerm, lengths *bodyLengths, avgChunk float64) error {
 	if !ff.on || len(ff.cur) == 0 {
 		return nil
 	}
-	df := float64(len(ff.cur))
+	weight := qt.weight
+	df := ff.corpus.fileDF(qt.term, len(ff.cur))
 	idf := math.Log(1 + (ff.nFiles-df+0.5)/(df+0.5))
 	avgFile := avgChunk * float64(ff.v.Chunks) / max(ff.nFiles, 1)
+	if cp := ff.corpus; cp != nil && cp.Files > 0 {
+		avgFile = float64(cp.BodyLen) / float64(cp.Files)
+	}
 	for i, x := range ff.cur {
 		e := &ff.v.Entries[i]
 		fl, ok := ff.lens[i]

@@ -97,7 +97,8 @@ Org-wide. --org searches every repository published to the organisation's
 Weaviate index (git kb publish; kb.org.url) instead of this one: the same
 results and JSON, plus "repo" and "commit" per result, citations
 <repo>@<commit>:<path>#L<a>-L<b>, and repo:NAME / -repo:NAME in the query.
-An endpoint that is down or slow is an error after kb.org.timeoutMs; local
+It ranks as local search does (-v shows where the time went, --explain
+the parts of each score). An endpoint that is down or slow is an error after kb.org.timeoutMs; local
 search is not touched.
   git kb search --org "发布失败后如何回滚 repo:team/deploy"`,
 		Flags: append([]cli.Flag{
@@ -395,7 +396,7 @@ func placeOf(r search.Result) string {
 // orgSearch runs git kb search --org: the engine's OrgSearch, printed as
 // local results are.
 func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
-	for _, f := range []string{"worktree", "related", "since", "explain", "rerank", "prf", "ranking", "no-index"} {
+	for _, f := range []string{"worktree", "related", "since", "rerank", "prf", "ranking", "no-index"} {
 		if c.IsSet(f) {
 			return usagef("--%s works on this repository's index, not with --org", f)
 		}
@@ -410,11 +411,18 @@ func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
 	if err != nil {
 		return err
 	}
-	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file")})
+	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Explain: c.Bool("explain")})
 	if err != nil {
 		return err
 	}
+	if c.Bool("verbose") {
+		printTimings(e.Stderr, "search --org", resp.Timings)
+		for _, x := range resp.Expansions {
+			fmt.Fprintf(e.Stderr, "git kb: expanded %s -> %s (%s)\n", x.From, strings.Join(x.To, ", "), x.Source)
+		}
+	}
 	if c.Bool("json") {
+		resp.Timings = nil
 		return writeJSON(e.Stdout, resp)
 	}
 	w := e.Stdout
