@@ -80,14 +80,14 @@ func searchBin(t *testing.T, dir string, args ...string) (search.Response, strin
 }
 
 // crashRepo is a repository with an indexed commit A and an unindexed
-// commit B that adds and changes many files, plus the answers a clean
-// index of B gives.
-func crashRepo(t *testing.T) (dir, a, b string, wantA, wantB map[string]string, cleanIndex time.Duration) {
+// commit B that adds more files and changes a third of A's, plus the
+// answers a clean index of B gives.
+func crashRepo(t *testing.T, more int) (dir, a, b string, wantA, wantB map[string]string, cleanIndex time.Duration) {
 	t.Helper()
 	dir = gittest.New(t, genDocs(200, 1, "base"))
 	a = gittest.Git(t, dir, "rev-parse", "HEAD")
 	kbBin(t, dir, "index", "--quiet")
-	changed := genDocs(1200, 2, "more")
+	changed := genDocs(more, 2, "more")
 	for k, v := range genDocs(70, 3, "base") { // rewrite a third of A's files
 		changed[k] = v
 	}
@@ -119,8 +119,18 @@ func TestKillNineWhileIndexing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a real indexer 20 times")
 	}
-	dir, a, b, wantA, wantB, took := crashRepo(t)
+	// B adds 600 files: each round is a real run of B's index (killed,
+	// then finished), whose every stage a random kill point can reach
+	// at this size as at twice it, at half the test's time.
+	dir, a, b, wantA, wantB, took := crashRepo(t, 600)
 	t.Logf("clean index of the big commit: %v", took)
+	// A's index, to start each round from: a copy is put back instead of
+	// indexing A again (the same bytes, and a third of the test's time).
+	kb := filepath.Join(dir, ".git", "kb")
+	indexedA := filepath.Join(t.TempDir(), "kb-a")
+	if err := os.CopyFS(indexedA, os.DirFS(kb)); err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(42, 42))
 	consistent, killedMidway := 0, 0
 	for i := range 20 {
@@ -162,8 +172,12 @@ func TestKillNineWhileIndexing(t *testing.T) {
 		// Start the next round from A's state again, so each kill lands
 		// in a real indexing run of B.
 		if i < 19 {
-			os.RemoveAll(filepath.Join(dir, ".git", "kb"))
-			kbBin(t, dir, "index", "--quiet", "--rev", a)
+			if err := os.RemoveAll(kb); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.CopyFS(kb, os.DirFS(indexedA)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	t.Logf("%d of 20 kills left a consistent index (%d killed mid-run)", consistent, killedMidway)
@@ -207,7 +221,7 @@ func TestSearchWhileIndexing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes a few thousand files")
 	}
-	dir, a, b, wantA, _, _ := crashRepo(t)
+	dir, a, b, wantA, _, _ := crashRepo(t, 1200)
 	first := exec.Command(gitKBBinary(t), "index", "--embed", "off")
 	second := exec.Command(gitKBBinary(t), "index", "--embed", "off")
 	var secondErr bytes.Buffer

@@ -23,7 +23,7 @@ func TestKillNineWhileSpilling(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a real indexer 4 times")
 	}
-	dir, a, b, wantA, wantB, _ := crashRepo(t)
+	dir, a, b, wantA, wantB, _ := crashRepo(t, 1200)
 	gittest.Git(t, dir, "config", "kb.index.memoryMB", "1")
 	spill := index.SpillDir(filepath.Join(dir, ".git", "kb"))
 	runs := func() int { es, _ := os.ReadDir(spill); return len(es) }
