@@ -145,11 +145,16 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		return st, err
 	}
 	tm.since("open", t0)
-	pol, err := SecretsPolicy(ctx, repo)
+	// One read of git config serves the secrets policy and the run's
+	// settings (each read is a git process).
+	t0 = time.Now()
+	set, err := settings.Load(ctx, repo, nil)
 	if err != nil {
 		db.Close()
 		return st, err
 	}
+	pol := secrets.NewPolicy(set.SecretsAllow)
+	tm.since("settings", t0)
 	// A changed kb.secrets.allow re-derives every blob (see policyFile).
 	fp := pol.Fingerprint()
 	rederive := indexedPolicy(repo.KBDir()) != fp
@@ -172,18 +177,11 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 
 	t0 = time.Now()
-	if o.MaxFileSize == 0 || o.MemoryBudget == 0 {
-		set, err := settings.Load(ctx, repo, nil)
-		if err != nil {
-			db.Close()
-			return st, err
-		}
-		if o.MaxFileSize == 0 {
-			o.MaxFileSize = set.MaxFileSize
-		}
-		if o.MemoryBudget == 0 {
-			o.MemoryBudget = int64(set.IndexMemoryMB) << 20
-		}
+	if o.MaxFileSize == 0 {
+		o.MaxFileSize = set.MaxFileSize
+	}
+	if o.MemoryBudget == 0 {
+		o.MemoryBudget = int64(set.IndexMemoryMB) << 20
 	}
 	kbignore := ""
 	if _, b, err := repo.FileAt(commit, ".kbignore"); err == nil {
