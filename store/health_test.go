@@ -105,6 +105,34 @@ func TestDamagedTable(t *testing.T) {
 	}
 }
 
+// Tables checked by one process are listed for the next (CHECKED-TABLES),
+// which skips them; a table changed after its check is checked again.
+func TestCheckedTablesAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	fill(t, dir, 4000)
+	open(t, dir, true).Close()
+	names := tables(t, dir)
+	checked.Clear() // as a new process
+	listed := readChecked(dir)
+	for _, name := range names {
+		fi, _ := os.Stat(name)
+		if !listed[checkedKey{name, fi.Size(), fi.ModTime().UnixNano()}] {
+			t.Fatalf("%s is not in %s after a check: %v", name, checkedFile, listed)
+		}
+	}
+	open(t, dir, true).Close() // from the list
+	checked.Clear()
+	fi, _ := os.Stat(names[0])
+	if err := overwrite(names[0], fi.Size()-40, 40, 0xA5); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), dir, Options{ReadOnly: true})
+	var de *DamagedError
+	if !errors.As(err, &de) || de.File != filepath.Base(names[0]) {
+		t.Fatalf("Open after damage to a listed table: %v, want a DamagedError naming %s", err, filepath.Base(names[0]))
+	}
+}
+
 // TestUnfinishedTableIsNotDamage: a table file the MANIFEST does not list
 // (a flush a killed indexer left half-written, or one a running indexer is
 // writing) is not damage: the index opens, reads all it holds, passes

@@ -93,6 +93,11 @@ const minReserve = 1 << 20
 // little (an incremental index run of a few files).
 const smallSession = 16 << 20
 
+// smallSessionInline is the value threshold of a small session: Badger's
+// largest (values larger still go to the value log), below the batch
+// limit of a 16 MiB memtable (15%).
+const smallSessionInline = 1 << 20
+
 // badgerOptions are the Badger settings of every open of our database.
 func badgerOptions(dir string, readOnly bool) badger.Options {
 	return badger.DefaultOptions(dir).
@@ -144,7 +149,14 @@ func Open(ctx context.Context, dir string, o Options) (db *DB, err error) {
 		// on a large index, and a one-file commit paid for that every
 		// other run (issue 20). Up to 8 small tables wait; a large
 		// session (or the 8th small one) merges them all at once.
-		opts = opts.WithNumLevelZeroTables(8).WithNumLevelZeroTablesStall(16)
+		//
+		// Its values stay in the tables too, however large (up to
+		// Badger's 1 MiB limit): a session that puts one value in the
+		// value log keeps a value-log file of its own for good (Badger
+		// removes only empty ones), and every later open, a search's
+		// too, maps and unmaps each such file. One file per indexed
+		// commit made opening cost grow with the history (issue 20).
+		opts = opts.WithNumLevelZeroTables(8).WithNumLevelZeroTablesStall(16).WithValueThreshold(smallSessionInline)
 	}
 	delay := 25 * time.Millisecond
 	deadline := time.Now().Add(o.Wait)
