@@ -27,13 +27,15 @@ type deltaPlan struct {
 	parent     *store.View
 	baseCommit gitx.Hash
 	changed    int
-	// The new view's entries from the parent: those whose path did not
-	// change, with the file count, skip counts and indexed bytes of the
-	// new tree so far (the new files' are added by view).
-	kept    []store.ViewEntry
-	files   int
-	skipped map[string]int
-	bytes   int64
+	// The new view's entries from the parent are those whose path is
+	// not in gone (view copies them once, straight into the new view);
+	// the file count, skip counts and indexed bytes of the new tree so
+	// far (the new files' are added by view).
+	gone        map[string]bool
+	goneIndexed int // of gone, the paths in the parent's view
+	files       int
+	skipped     map[string]int
+	bytes       int64
 	// add are the new tree's changed files that the filter accepts;
 	// headers the records of those already indexed.
 	add     []gitx.Entry
@@ -86,15 +88,14 @@ func planDelta(ctx context.Context, repo *gitx.Repo, db *store.DB, commit, tree 
 
 	// The parent's files that go: indexed ones leave the view, the
 	// others leave the skip count they were in.
-	p.kept = make([]store.ViewEntry, 0, len(parent.Entries))
+	p.gone = gone
 	wasIndexed := map[string]bool{}
-	for _, e := range parent.Entries {
-		if gone[e.Path] {
-			wasIndexed[e.Path] = true
-			continue
+	for i := range parent.Entries {
+		if gone[parent.Entries[i].Path] {
+			wasIndexed[parent.Entries[i].Path] = true
 		}
-		p.kept = append(p.kept, e)
 	}
+	p.goneIndexed = len(wasIndexed)
 	var unindexed []gitx.Change // gone, and not in the parent's view
 	for _, c := range changes {
 		if c.Old.IsZero() {
@@ -220,9 +221,9 @@ func pickBase(repo *gitx.Repo, db *store.DB, commit gitx.Hash, filterFP string) 
 	return nil, gitx.Hash{}, gitx.Hash{}
 }
 
-// view is the new view: the parent's kept entries and the new files'
-// (their blobs read and written by now, headers holding all of them),
-// in view order. finishView adds the totals and scores.
+// view is the new view: the parent's entries less those gone, and the new
+// files' (their blobs read and written by now, headers holding all of
+// them), in view order. finishView adds the totals and scores.
 func (p *deltaPlan) view(st *Stats, headers map[store.SHA]store.BlobHeader) *store.View {
 	v := &store.View{Stats: store.ViewStats{Files: p.files, Skipped: p.skipped, Bytes: p.bytes}}
 	var fresh []store.ViewEntry
@@ -241,14 +242,21 @@ func (p *deltaPlan) view(st *Stats, headers map[store.SHA]store.BlobHeader) *sto
 		a, b := fresh[i], fresh[j]
 		return a.First < b.First || a.First == b.First && a.Path < b.Path
 	})
-	v.Entries = make([]store.ViewEntry, 0, len(p.kept)+len(fresh))
+	// One pass, one allocation: the views of a large repository hold
+	// tens of thousands of entries, and every fresh megabyte is page
+	// faults (issue 20).
+	v.Entries = make([]store.ViewEntry, 0, len(p.parent.Entries)-p.goneIndexed+len(fresh))
 	j := 0
-	for _, e := range p.kept {
+	for i := range p.parent.Entries {
+		e := &p.parent.Entries[i]
+		if p.gone[e.Path] {
+			continue
+		}
 		for j < len(fresh) && (fresh[j].First < e.First || fresh[j].First == e.First && fresh[j].Path < e.Path) {
 			v.Entries = append(v.Entries, fresh[j])
 			j++
 		}
-		v.Entries = append(v.Entries, e)
+		v.Entries = append(v.Entries, *e)
 	}
 	v.Entries = append(v.Entries, fresh[j:]...)
 	st.Files, st.Skipped = p.files, p.skipped

@@ -27,14 +27,16 @@ func (d *DB) View(pv byte, tree SHA) (*View, error) {
 }
 
 func readView(txn *badger.Txn, pv byte, tree SHA) (*View, error) {
-	v, delta, err := readRecord(txn, viewKey(pv, tree))
+	v, delta, err := readRecord(txn, viewKey(pv, tree), 0)
 	if err != nil || delta == nil {
 		if v != nil {
 			v.tree = tree
 		}
 		return v, err
 	}
-	root, rd, err := readRecord(txn, viewKey(pv, delta.root))
+	// Room for the delta's upserts after the root's entries: applyDelta
+	// merges them in place (no second copy of the entries).
+	root, rd, err := readRecord(txn, viewKey(pv, delta.root), len(delta.upserts))
 	if errors.Is(err, ErrNotFound) {
 		return nil, corrupt("the view of tree %x is stored over the view of tree %x, which is missing", tree, delta.root)
 	}
@@ -52,7 +54,7 @@ func readView(txn *badger.Txn, pv byte, tree SHA) (*View, error) {
 // readRecord decodes a view record in place, without copying it out of
 // Badger first: views are the largest records read whole (megabytes on a
 // large repository), and decodeView copies what it keeps.
-func readRecord(txn *badger.Txn, key []byte) (v *View, d *viewDelta, err error) {
+func readRecord(txn *badger.Txn, key []byte, room int) (v *View, d *viewDelta, err error) {
 	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, nil, ErrNotFound
@@ -61,7 +63,7 @@ func readRecord(txn *badger.Txn, key []byte) (v *View, d *viewDelta, err error) 
 		return nil, nil, err
 	}
 	err = item.Value(func(b []byte) error {
-		v, d, err = decodeView(b)
+		v, d, err = decodeView(b, room)
 		return err
 	})
 	return v, d, err

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"sort"
 	"time"
+	"unsafe"
 )
 
 // NumFields is the number of BM25F fields a posting counts terms in.
@@ -286,20 +287,25 @@ func entryLess(a, b *ViewEntry) bool {
 }
 
 // decodeView decodes a view record: a full view, or (delta non-nil) the
-// head of a view whose entries are delta applied to its root's.
-func decodeView(b []byte) (*View, *viewDelta, error) {
-	// One copy of the record backs every path decoded from it: a view of
-	// a large repository has tens of thousands of paths, and a string
-	// each was most of the time spent reading it.
-	all := string(b)
+// head of a view whose entries are delta applied to its root's. The
+// entries get room for that many more after them.
+func decodeView(b []byte, room int) (*View, *viewDelta, error) {
+	// One buffer backs every path decoded from the record: a view of a
+	// large repository has tens of thousands of paths, and a string each
+	// was most of the time spent reading it. Only the paths are copied
+	// into it (it is sized for the whole record, so it never moves): the
+	// pages the rest would have taken are never touched, and each page a
+	// process touches first is a page fault, costly in a VM (issue 20).
+	paths := make([]byte, 0, len(b))
 	r := reader{b: b}
 	str := func() string {
-		n := int(r.uvarint())
-		off := len(b) - len(r.b)
-		if r.bytes(n); r.err != nil {
+		s := r.bytes(int(r.uvarint()))
+		if r.err != nil || len(s) == 0 {
 			return ""
 		}
-		return all[off : off+n]
+		at := len(paths)
+		paths = append(paths, s...)
+		return unsafe.String(&paths[at], len(s))
 	}
 	ver := r.byte()
 	if ver < 1 || ver > viewVersion {
@@ -366,7 +372,7 @@ func decodeView(b []byte) (*View, *viewDelta, error) {
 	}
 	n := int(r.uvarint())
 	if r.err == nil && n <= len(b) {
-		v.Entries = make([]ViewEntry, n)
+		v.Entries = make([]ViewEntry, n, n+room)
 	}
 	for i := range v.Entries {
 		entry(&v.Entries[i])
@@ -375,27 +381,41 @@ func decodeView(b []byte) (*View, *viewDelta, error) {
 }
 
 // applyDelta fills v's entries: root's, less those d removes or
-// replaces, merged in view order with d's upserts.
+// replaces, merged in view order with d's upserts. It takes root's
+// entries over (in place: the root is read for this alone).
 func applyDelta(v, root *View, d *viewDelta) {
 	ups := sortedEntries(d.upserts)
-	out := make([]ViewEntry, 0, len(root.Entries)+len(ups))
-	j := 0
-	for i := range root.Entries {
-		e := &root.Entries[i]
-		if d.removed[e.Path] {
+	es := root.Entries
+	k := 0
+	for i := range es {
+		p := es[i].Path
+		if d.removed[p] {
 			continue
 		}
-		if _, ok := d.upserts[e.Path]; ok {
+		if _, ok := d.upserts[p]; ok {
 			continue
 		}
-		for j < len(ups) && entryLess(&ups[j], e) {
-			out = append(out, ups[j])
-			j++
-		}
-		out = append(out, *e)
+		es[k] = es[i]
+		k++
 	}
-	out = append(out, ups[j:]...)
-	v.Entries = out
+	// Merge from the back, into the room after the entries kept. No
+	// two compare equal: an upserted path is no longer among them.
+	n := k + len(ups)
+	if cap(es) < n {
+		es = append(es[:k], make([]ViewEntry, len(ups))...)
+	}
+	es = es[:n]
+	for i, j, w := k-1, len(ups)-1, n-1; j >= 0; w-- {
+		if i >= 0 && entryLess(&ups[j], &es[i]) {
+			es[w] = es[i]
+			i--
+		} else {
+			es[w] = ups[j]
+			j--
+		}
+	}
+	root.Entries = nil
+	v.Entries = es
 	v.EntryStats = root.EntryStats
 	v.delta = d
 }
