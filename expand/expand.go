@@ -50,8 +50,15 @@ type Expansion struct {
 	Source string   `json:"source"` // SourceGlossary or SourceCEDICT
 }
 
-// maxZhMatch is the longest Chinese word looked up, in characters.
-const maxZhMatch = 6
+// maxZhMatch is the longest Chinese word looked up, in characters: the
+// glossary's longest terms (基于角色的访问控制, 多用途互联网邮件扩展) have
+// 9 and 10; a longer one would never match (TestTablesInStep checks).
+// CC-CEDICT is asked up to maxCedictMatch only: its longer entries are
+// idioms and proper names, not words of a technical question.
+const (
+	maxZhMatch     = 10
+	maxCedictMatch = 6
+)
 
 // Expand finds the expansions of a query's text: the Chinese words in it
 // (the run's best cut into words of both sources, see cutHan), and its
@@ -115,7 +122,7 @@ func cutHan(rs []rune) []hanMatch {
 			if gMore {
 				gv, gok, gMore = seek(glossaryZh, w)
 			}
-			if cMore {
+			if cMore = cMore && l <= maxCedictMatch; cMore {
 				cv, cok, cMore = seek(cedictZh, w)
 			}
 			switch {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/git-kb/git-kb/expand/internal/table"
 )
@@ -50,6 +51,10 @@ func TestExpandChineseToEnglish(t *testing.T) {
 	if e := find(Expand("随机数生成器"), "随机数生成器"); e == nil {
 		t.Errorf("随机数生成器 not matched whole: %+v", Expand("随机数生成器"))
 	}
+	// Glossary terms longer than CC-CEDICT's lookups still match whole.
+	if e := find(Expand("超文本传输协议服务器"), "超文本传输协议"); e == nil || e.To[0] != "http" {
+		t.Errorf("超文本传输协议 not matched whole: %+v", Expand("超文本传输协议服务器"))
+	}
 }
 
 func TestExpandEnglishToChinese(t *testing.T) {
@@ -81,6 +86,11 @@ func TestTablesInStep(t *testing.T) {
 	}
 	if len(zh) < 800 {
 		t.Errorf("glossary has %d entries", len(zh))
+	}
+	for k := range zh {
+		if n := utf8.RuneCountInString(k); n > maxZhMatch {
+			t.Errorf("glossary term %s has %d characters, more than maxZhMatch (%d): it never matches", k, n, maxZhMatch)
+		}
 	}
 }
 
