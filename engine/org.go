@@ -276,6 +276,9 @@ func OrgChunks(af *store.AnalyzedFile, vocab uint8, repo, remote, commit string)
 		if lo <= hi {
 			text = strings.Join(af.Lines[lo-1:hi], "\n")
 		}
+		if len(text) > maxOrgText {
+			text = orgChunkText(af, m, i, text)
+		}
 		ch := org.Chunk{Repo: repo, Remote: remote, Commit: commit, Blob: hex.EncodeToString(af.Blob[:]), Path: af.Path,
 			Ordinal: i, Start: cm.Start, End: cm.End, Title: m.Title, Heading: cm.Heading, Lang: m.Lang,
 			Owner: owner, Tags: tags, Symbols: cm.Symbols, Text: text, File: file, FileLen: int(af.FieldLen[store.FieldBody])}
@@ -308,6 +311,33 @@ func OrgChunks(af *store.AnalyzedFile, vocab uint8, repo, remote, commit string)
 		out = append(out, ch)
 	}
 	return out
+}
+
+// maxOrgText bounds a chunk's published text. The chunker cuts a file of
+// a few huge lines (a generated table: Go's p256_table.go is one line of
+// 523 KB in 267 chunks) inside those lines, and their lines are then far
+// more than the chunk: each of the 267 objects carried the whole line,
+// and Weaviate's gse tokenizer took 58 s for one of them (6.5 s for
+// 130 KB), which stalled publishing Go's source after 35,368 chunks.
+const maxOrgText = 32 << 10
+
+// orgChunkText is the text of chunk i when its lines are far more than
+// it: the chunk's own text as the embedder sees it (its title and heading
+// prefix taken off), else the lines cut to maxOrgText.
+func orgChunkText(af *store.AnalyzedFile, m *store.BlobMeta, i int, lines string) string {
+	if i < len(af.EmbedInputs) {
+		t := af.EmbedInputs[i]
+		if m.Title != "" {
+			t = strings.TrimPrefix(t, m.Title+"\n")
+		}
+		if h := m.Chunks[i].Heading; h != "" && h != m.Title {
+			t = strings.TrimPrefix(t, h+"\n")
+		}
+		if len(t) <= maxOrgText {
+			return t
+		}
+	}
+	return strings.ToValidUTF8(lines[:maxOrgText], "")
 }
 
 func joinSorted(set map[string]bool) string {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"github.com/git-kb/git-kb/org"
 	"github.com/git-kb/git-kb/org/orgtest"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/store"
 )
 
 // goSource is part of Go's own source: net/url and strings, without tests.
@@ -381,5 +383,40 @@ func TestRepoNames(t *testing.T) {
 		if _, _, got := ParseOrgCitation(s); got != ok {
 			t.Errorf("ParseOrgCitation(%s) = %v", s, got)
 		}
+	}
+}
+
+// TestOrgChunksOfHugeLines: a file of one huge line (a generated table)
+// is many chunks; each is published with its own text, not the whole
+// line (which stalled Weaviate's tokenizer for a minute per object).
+func TestOrgChunksOfHugeLines(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package p\n\nvar table = [...]byte{")
+	for i := 0; b.Len() < 300<<10; i++ {
+		fmt.Fprintf(&b, "0x%x, ", (i*2654435761)&0xff)
+	}
+	b.WriteString("}\n")
+	af, skip := index.AnalyzeBlob(nil, "p/table.go", store.SHA{1}, []byte(b.String()))
+	if af == nil {
+		t.Fatalf("not analyzed: %s", skip)
+	}
+	chunks := OrgChunks(af, 0, "r", "", "c")
+	if len(chunks) < 5 {
+		t.Fatalf("%d chunks of a 300 KB line", len(chunks))
+	}
+	texts := map[string]bool{}
+	for _, ch := range chunks {
+		if len(ch.Text) > maxOrgText || ch.Text == "" {
+			t.Fatalf("chunk %d: %d bytes of text", ch.Ordinal, len(ch.Text))
+		}
+		texts[ch.Text] = true
+	}
+	if len(texts) < len(chunks)/2 {
+		t.Errorf("%d chunks share %d texts", len(chunks), len(texts))
+	}
+	// An ordinary file keeps its lines as they are.
+	af, _ = index.AnalyzeBlob(nil, "docs/a.md", store.SHA{2}, []byte("# 标题\n\n第一段。\n"))
+	if ch := OrgChunks(af, 0, "r", "", "c"); len(ch) != 1 || ch[0].Text != "# 标题\n\n第一段。" {
+		t.Errorf("ordinary file: %+v", ch)
 	}
 }
