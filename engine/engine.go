@@ -16,8 +16,11 @@
 package engine
 
 import (
+	"sync"
+
 	"context"
 	"fmt"
+	"github.com/git-kb/git-kb/segment"
 	"os"
 	"time"
 
@@ -85,6 +88,10 @@ type Engine struct {
 	Secrets *secrets.Policy
 
 	opt Options
+	// vocabs are the analyzers of the word lists views record, by
+	// fingerprint (analyzerFor).
+	vocabMu sync.Mutex
+	vocabs  map[string]*segment.Analyzer
 }
 
 // Open reads repo's settings in one git call and builds what they

@@ -306,3 +306,45 @@ func TestSharedIsSafeForConcurrentCalls(t *testing.T) {
 		t.Errorf("status: %v %+v", err, st)
 	}
 }
+
+// TestQueryCutWithTheViewsWords: a search cuts its query with the word
+// list the view it reads was indexed with (kb.dict), also for --rev of an
+// older view after the list changed.
+func TestQueryCutWithTheViewsWords(t *testing.T) {
+	ctx := context.Background()
+	k, dir, _ := open(t)
+	gittest.WriteFile(t, dir, "team.dict", []byte("回滚\n"))
+	gittest.Git(t, dir, "config", "kb.dict", "team.dict")
+	first := gittest.Commit(t, dir, "words", map[string]string{"team.dict": "回滚\n"})
+	terms := func(rev string) []string {
+		t.Helper()
+		r, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "立即回滚到上一个版本", K: 3}, Rev: rev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
+			t.Fatalf("rev %q: %v", rev, paths(r))
+		}
+		return r.Terms
+	}
+	has := func(ts []string, w string) bool {
+		for _, x := range ts {
+			if x == w {
+				return true
+			}
+		}
+		return false
+	}
+	if ts := terms(""); !has(ts, "回滚") || !has(ts, "回") {
+		t.Fatalf("with 回滚 listed the query is cut %q", ts)
+	}
+	// Another list for the next commit; the first commit's view keeps its own.
+	gittest.WriteFile(t, dir, "team.dict", []byte("版本号\n"))
+	gittest.Commit(t, dir, "other words", map[string]string{"team.dict": "版本号\n"})
+	if ts := terms(""); has(ts, "回滚") {
+		t.Fatalf("the new list lacks 回滚, yet the query is cut %q", ts)
+	}
+	if ts := terms(first); !has(ts, "回滚") {
+		t.Fatalf("--rev of the older view should cut with its list: %q", ts)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -98,15 +99,16 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 				db.Close()
 			}
 		}
-		newSearcher := func(db *store.DB) (*search.Searcher, *gitx.BlobReader) {
+		newSearcher := func(db *store.DB, v *store.View) (*search.Searcher, *gitx.BlobReader) {
 			// Snippets read their blobs through one git cat-file process:
 			// faster than go-git for a search's handful (gitx.BlobReader).
 			blobs := repo.NewBlobReader()
-			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.Dense, Secrets: k.Secrets, ReadBlob: func(h store.SHA) ([]byte, error) { return blobs.Read(h) }}, blobs
+			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.Dense, Secrets: k.Secrets, Analyzer: k.analyzerFor(v),
+				ReadBlob: func(h store.SHA) ([]byte, error) { return blobs.Read(h) }}, blobs
 		}
 		staleAfter, noPriors, noExpand := k.Settings.StaleAfter, !k.Settings.Priors, !k.Settings.Expand
 		if err == nil {
-			s, blobs := newSearcher(db)
+			s, blobs := newSearcher(db, view)
 			return &View{DB: db, Searcher: s, blobs: blobs, Commit: commit, View: view, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand}, nil
 		}
 		// The commit is being indexed right now: answer from the last
@@ -115,7 +117,7 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 			if db, err := store.Open(ctx, index.DBDir(repo), ro); err == nil {
 				if ref, v := latestView(db); v != nil {
 					note("%s (%s) is being indexed; answering from %s, the last indexed commit", rev, commit.String()[:12], hex.EncodeToString(ref.Commit[:6]))
-					s, blobs := newSearcher(db)
+					s, blobs := newSearcher(db, v)
 					return &View{DB: db, Searcher: s, blobs: blobs, Commit: ref.Commit, View: v, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand,
 						Stale: &search.Stale{Requested: commit.String(), Reason: "being indexed by another git kb process; this is the last indexed commit"}}, nil
 				}
@@ -144,7 +146,7 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 				if ref, v := latestView(db); v != nil {
 					why := FirstLine(Friendly(err))
 					note("cannot index %s (%s): %s; answering from %s, the last indexed commit", rev, commit.String()[:12], why, hex.EncodeToString(ref.Commit[:6]))
-					s, blobs := newSearcher(db)
+					s, blobs := newSearcher(db, v)
 					return &View{DB: db, Searcher: s, blobs: blobs, Commit: ref.Commit, View: v, staleAfter: staleAfter,
 						Stale: &search.Stale{Requested: commit.String(), Reason: "could not be indexed (" + why + "); this is the last indexed commit"}}, nil
 				}
@@ -184,9 +186,35 @@ func (k *Engine) worktreeOverlay(ctx context.Context, view *store.View) (*search
 	wt, err := index.Worktree(ctx, k.Repo, func(p string) (store.SHA, bool) {
 		b, ok := committed[p]
 		return b, ok
-	})
+	}, k.analyzerFor(view)) // cut as the view's files were
 	if err != nil {
 		return nil, err
 	}
 	return &search.Overlay{Files: wt.Files, Gone: wt.Gone}, nil
+}
+
+// analyzerFor is the analyzer that cuts queries as view's files were cut:
+// with the word list the view records (index.LoadVocab), loaded once per
+// list by this engine (one repository's; an MCP server holds one engine
+// per repository, so lists never mix). A list that cannot be read is
+// said, and the built-in dictionary stands in.
+func (k *Engine) analyzerFor(view *store.View) *segment.Analyzer {
+	if view == nil || view.Vocab == "" {
+		return segment.Tiny()
+	}
+	k.vocabMu.Lock()
+	defer k.vocabMu.Unlock()
+	if an, ok := k.vocabs[view.Vocab]; ok {
+		return an
+	}
+	v, err := index.LoadVocab(k.Repo.KBDir(), view.Vocab)
+	if err != nil {
+		k.opt.note("%v; cutting queries with the built-in dictionary only", err)
+	}
+	an := v.Tiny()
+	if k.vocabs == nil {
+		k.vocabs = map[string]*segment.Analyzer{}
+	}
+	k.vocabs[view.Vocab] = an
+	return an
 }

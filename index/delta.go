@@ -138,6 +138,7 @@ func planDelta(ctx context.Context, repo *gitx.Repo, db *store.DB, commit, tree 
 	if p.headers, err = db.BlobHeaders(PipelineVersion, uniqueSHAs(look), segs); err != nil {
 		return nil, err
 	}
+	freshHeaders(p.headers, f.since)
 	for _, c := range unindexed {
 		h, ok := p.headers[c.Old]
 		switch {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/git-kb/git-kb/segment"
 	"path"
 	"strings"
 
@@ -54,6 +55,11 @@ type filter struct {
 	ignore   gitignore.Matcher // from .kbignore; nil when absent
 	kbignore string
 	policy   string // the secrets policy's fingerprint, for fingerprint
+	// vocab is the word list the view's files are cut with (vocab.go);
+	// its fingerprint is part of the filter's, as a view cut with other
+	// words is no base for the next.
+	vocab *segment.Vocab
+	since uint32 // records of segments before it were cut with another list
 }
 
 func newFilter(maxSize int64, kbignore string) *filter {
@@ -80,6 +86,9 @@ func newFilter(maxSize int64, kbignore string) *filter {
 func (f *filter) fingerprint() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d\x00%s\x00%s", f.maxSize, f.kbignore, f.policy)
+	if vfp := f.vocab.Fingerprint(); vfp != "" {
+		fmt.Fprintf(h, "\x00%s", vfp) // none: the fingerprint views had before
+	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 

@@ -158,7 +158,44 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	// A changed kb.secrets.allow re-derives every blob (see policyFile).
 	fp := pol.Fingerprint()
 	rederive := indexedPolicy(repo.KBDir()) != fp
-	if v, err := db.View(PipelineVersion, tree); err == nil && !rederive {
+	// So does a changed vocabulary (vocab.go). One made by learning is
+	// known only after reading the whole tree: learn marks that run.
+	vin, err := readVocabInputs(repo, set)
+	if err != nil {
+		db.Close()
+		return st, err
+	}
+	var vocab *segment.Vocab
+	recIn, recFP, since := recordedVocab(repo.KBDir())
+	learn := false
+	switch {
+	case vin.fp == "":
+		// no kb.dict, no learning: no vocabulary
+	case recIn == vin.fp:
+		if vocab, err = LoadVocab(repo.KBDir(), recFP); err != nil {
+			learn, vocab = vin.learn, vin.user // lost: make it again
+		}
+	case vin.learn:
+		learn = true
+	default:
+		vocab = vin.user
+	}
+	if !learn && vocab.Fingerprint() != recFP {
+		rederive = true
+	}
+	// A new list: every record made so far was cut with another one.
+	newSince := func() uint32 {
+		segs, _ := db.Segments()
+		last := uint32(0)
+		for id := range segs {
+			last = max(last, id)
+		}
+		return last + 1
+	}
+	if rederive {
+		since = newSince()
+	}
+	if v, err := db.View(PipelineVersion, tree); err == nil && !rederive && !learn && v.Vocab == vocab.Fingerprint() {
 		st.AlreadyIndexed = true
 		st.Files, st.Indexed, st.Chunks = v.Stats.Files, v.Stats.Indexed, int(v.Chunks)
 		for k, n := range v.Stats.Skipped {
@@ -189,11 +226,22 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 	f := newFilter(o.MaxFileSize, kbignore)
 	f.policy = fp // a view built under another secrets policy is no base
+	f.vocab, f.since = vocab, since
 	tm.since("settings", t0)
+	// What the run records once its view is published.
+	record := func() error {
+		if err := recordPolicy(repo.KBDir(), fp); err != nil {
+			return err
+		}
+		if recIn == vin.fp && recFP == f.vocab.Fingerprint() {
+			return nil
+		}
+		return recordVocab(repo.KBDir(), vin.fp, f.vocab, f.since)
+	}
 
 	// A commit whose parent (or the last indexed commit) has a view is
 	// indexed from the files that differ: the cost follows the change.
-	if !rederive {
+	if !rederive && !learn {
 		t0 = time.Now()
 		plan, err := planDelta(ctx, repo, db, commit, tree, f)
 		tm.since("diff", t0)
@@ -207,7 +255,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 			}
 			st.Base, st.ChangedFiles = plan.baseCommit.String(), plan.changed
 			if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, plan.add, plan.headers, pol, f, plan); err == nil {
-				err = recordPolicy(repo.KBDir(), fp)
+				err = record()
 			}
 			return st, err
 		}
@@ -230,6 +278,23 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 	tm.since("list tree", t0)
 
+	if learn {
+		words, err := learnVocab(ctx, repo, tm, pol, files)
+		if err != nil {
+			db.Close()
+			return st, err
+		}
+		for i := range words {
+			words[i].Freq = 0 // counts in this corpus are not gse frequencies: let NewVocab choose
+		}
+		learned, _ := segment.NewVocab(words)
+		f.vocab = segment.Merge(vin.user, learned)
+		if f.vocab.Fingerprint() != recFP {
+			rederive = true
+			f.since = newSince()
+		}
+	}
+
 	t0 = time.Now()
 	segs, err := db.Segments()
 	if err == nil {
@@ -238,11 +303,12 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		if rederive {
 			headers = map[store.SHA]store.BlobHeader{}
 		}
+		freshHeaders(headers, f.since)
 		if err == nil {
 			err = db.Close()
 			tm.since("lookup", t0)
 			if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, files, headers, pol, f, nil); err == nil {
-				err = recordPolicy(repo.KBDir(), fp)
+				err = record()
 			}
 			return st, err
 		}
@@ -321,9 +387,9 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	}
 
 	// Pick the dictionary by volume: a full load pays off on big runs only.
-	an := segment.Tiny()
+	an := f.vocab.Tiny()
 	if segment.FullWorthIt(int(todoBytes / 2)) {
-		an = segment.Full()
+		an = f.vocab.Full()
 	}
 
 	// Analysis runs on every core; one collector takes the results in
@@ -576,6 +642,7 @@ func newView(files []gitx.Entry, headers map[store.SHA]store.BlobHeader, st *Sta
 	}
 	v.Created = time.Now()
 	v.Filter = f.fingerprint()
+	v.Vocab = f.vocab.Fingerprint()
 	finishView(v)
 	st.Indexed, st.Chunks = v.Stats.Indexed, int(v.Chunks)
 	return v

@@ -69,9 +69,13 @@ func NewAnalyzer(ctx context.Context, repo *gitx.Repo, many bool) (*Analyzer, er
 	if err != nil {
 		return nil, err
 	}
-	an := segment.Tiny()
+	vocab, err := VocabInForce(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	an := vocab.Tiny()
 	if many {
-		an = segment.Full()
+		an = vocab.Full()
 	}
 	return &Analyzer{an: an, pol: pol, tm: &timer{m: map[string]time.Duration{}}}, nil
 }

@@ -34,7 +34,9 @@ type WorktreeChanges struct {
 // gives the blob indexed for a path at HEAD: a file whose content is
 // unchanged (touched, or staged and reverted) is not an overlay. Nothing
 // is written, to the repository or to the index.
-func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) (store.SHA, bool)) (*WorktreeChanges, error) {
+// an cuts their text (nil: the built-in dictionary); it must carry the
+// word list of the view they are searched with.
+func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) (store.SHA, bool), an *segment.Analyzer) (*WorktreeChanges, error) {
 	paths, err := repo.WorktreeChanges(ctx)
 	if err != nil {
 		return nil, err
@@ -53,7 +55,9 @@ func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) 
 	if err != nil {
 		return nil, err
 	}
-	an := segment.Tiny()
+	if an == nil {
+		an = segment.Tiny()
+	}
 	tm := &timer{m: map[string]time.Duration{}}
 	// Each changed file is read and analyzed on its own, on every core:
 	// the analysis is most of the cost of a --worktree search.

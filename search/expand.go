@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/git-kb/git-kb/expand"
-	"github.com/git-kb/git-kb/segment"
 )
 
 // Expansion weights: an added word counts for at most this share of one
@@ -73,7 +72,7 @@ func expandQuery(req Request, q *query) {
 		own[t.term] = true
 	}
 	at := map[string]int{}
-	an := segment.Tiny()
+	an := q.an
 	for i := range exps {
 		e := &exps[i]
 		e.To = e.To[:min(len(e.To), maxExpandedWords)]
@@ -110,7 +109,7 @@ func (c *lexicalCandidates) expansionsUsed(q *query) []expand.Expansion {
 			found[tp.term.from+"\x00"+tp.term.term] = true
 		}
 	}
-	an := segment.Tiny()
+	an := q.an
 	var out []expand.Expansion
 	for _, e := range q.expansions {
 		var to []string

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/git-kb/git-kb/segment"
 )
 
 // Pseudo-relevance feedback (RM3, Lavrenko & Croft 2001; Abdul-Jaleel et
@@ -40,7 +39,7 @@ func (s *Searcher) feedback(ctx context.Context, req Request, q *query, hits []h
 	}
 	weight := map[string]float64{}
 	docs := map[string]int{}
-	an := segment.Tiny()
+	an := s.analyzer()
 	for _, h := range top {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -5,7 +5,6 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/git-kb/git-kb/chunk"
-	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -95,7 +94,7 @@ func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
 	excluded := roaring.New()
 	var textExcludes []string
 	for _, ex := range q.Excludes {
-		terms := segment.Tiny().Terms(ex)
+		terms := s.analyzer().Terms(ex)
 		if len(terms) != 1 || strings.ContainsAny(ex, " \t") {
 			textExcludes = append(textExcludes, ex)
 			continue
@@ -198,7 +197,7 @@ func (s *Searcher) definitions(req Request, syms []string) ([]uint32, error) {
 	}
 	var terms []string
 	for _, sym := range syms {
-		terms = append(terms, segment.Tiny().Terms(sym)...)
+		terms = append(terms, s.analyzer().Terms(sym)...)
 	}
 	var ranges chunkRanges
 	for _, e := range v.ChunkEntries(nil) {

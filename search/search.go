@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"github.com/git-kb/git-kb/segment"
 	"sort"
 	"strings"
 	"sync"
@@ -149,8 +150,11 @@ func (c *Corpus) fileDF(term string, seen int) float64 {
 // QueryTerms are the terms Search ranks req's text by: the analyzer's,
 // then the cross-lingual words expansion adds (unless NoExpand). An org
 // search asks its index for the chunks that hold them.
+//
+// The organisation's index is analyzed with the built-in dictionary only
+// (index.AnalyzeBlob), so its queries are too.
 func QueryTerms(req Request) ([]string, error) {
-	q, err := analyze(req)
+	q, err := analyze(req, segment.Tiny())
 	if err != nil {
 		return nil, err
 	}
@@ -339,6 +343,10 @@ type Searcher struct {
 	Secrets *secrets.Policy
 	// Dense, if set, enables dense and hybrid retrieval.
 	Dense *Dense
+	// Analyzer cuts queries (and the text feedback and filters read) as
+	// the view's files were cut: with the repository's word list the view
+	// records (store.View.Vocab). Nil: the built-in dictionary only.
+	Analyzer *segment.Analyzer
 
 	// metas caches decoded blob metadata across the searches one Searcher
 	// runs (blame-context runs dozens on one view; decoding a large file's
@@ -545,4 +553,12 @@ func citeRev(req Request, e *store.ViewEntry) string {
 		return "worktree"
 	}
 	return hex.EncodeToString(req.Commit[:])
+}
+
+// analyzer is the analyzer queries are cut with (see Analyzer).
+func (s *Searcher) analyzer() *segment.Analyzer {
+	if s.Analyzer != nil {
+		return s.Analyzer
+	}
+	return segment.Tiny()
 }

@@ -58,7 +58,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	}
 
 	t0 := time.Now()
-	q, err := analyze(req)
+	q, err := analyze(req, s.analyzer())
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +189,7 @@ type query struct {
 	terms      []queryTerm
 	scope      func(string) bool
 	expansions []expand.Expansion // what expandQuery added, before looking
+	an         *segment.Analyzer  // what cut the query (Searcher.Analyzer)
 }
 
 // queryTerm is one term a query ranks by.
@@ -215,7 +216,7 @@ func (q *query) words() []string {
 
 // analyze cuts the query's free text into terms with the indexer's
 // analyzer and works out the scope its operators ask for.
-func analyze(req Request) (*query, error) {
+func analyze(req Request, an *segment.Analyzer) (*query, error) {
 	text := req.Query
 	if req.Parsed != nil {
 		text = req.Parsed.Text
@@ -224,9 +225,9 @@ func analyze(req Request) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &query{scope: scope}
+	q := &query{scope: scope, an: an}
 	at := map[string]int{}
-	for _, t := range segment.Tiny().Terms(text) {
+	for _, t := range an.Terms(text) {
 		i, ok := at[t]
 		if !ok {
 			i = len(q.terms)

@@ -95,13 +95,17 @@ func (t *table) wordsIn(s string, dst map[string]string) {
 const fillerWord = "\uE000\uE001"
 
 // tinySegmenter builds a gse segmenter whose dictionary holds only the words
-// occurring in runs. It segments those runs exactly as the full dictionary.
-func (t *table) tinySegmenter(runs []string) *gse.Segmenter {
+// (of the table and of v, which may be nil) occurring in runs. It segments
+// those runs exactly as the full dictionary with v's words.
+func (t *table) tinySegmenter(v *Vocab, runs []string) *gse.Segmenter {
 	words := make(map[string]string)
 	for _, r := range runs {
 		t.wordsIn(r, words)
+		if v != nil {
+			v.wordsIn(r, words)
+		}
 	}
-	return t.segmenter(func(add func(word, freq string)) {
+	return t.segmenter(v, func(add func(word, freq string)) {
 		for w, f := range words {
 			add(w, f)
 		}
@@ -111,20 +115,24 @@ func (t *table) tinySegmenter(runs []string) *gse.Segmenter {
 // fullSegmenter loads the whole table into gse, once per process.
 var fullSegmenter = sync.OnceValue(func() *gse.Segmenter {
 	t := loadTable()
-	return t.segmenter(func(add func(word, freq string)) {
-		for rest := t.body; rest != ""; {
-			i := strings.IndexByte(rest, '\n')
-			line := rest[:i]
-			tab := strings.IndexByte(line, '\t')
-			add(line[:tab], line[tab+1:])
-			rest = rest[i+1:]
-		}
-	})
+	return t.segmenter(nil, t.eachWord)
 })
 
+// eachWord calls add with every word of the table.
+func (t *table) eachWord(add func(word, freq string)) {
+	for rest := t.body; rest != ""; {
+		i := strings.IndexByte(rest, '\n')
+		line := rest[:i]
+		tab := strings.IndexByte(line, '\t')
+		add(line[:tab], line[tab+1:])
+		rest = rest[i+1:]
+	}
+}
+
 // segmenter builds a gse segmenter from the words each calls add with, plus
-// the filler entry that brings the total frequency up to the full table's.
-func (t *table) segmenter(each func(add func(word, freq string))) *gse.Segmenter {
+// the filler entry that brings the total frequency up to the full table's
+// and v's (nil: none) together.
+func (t *table) segmenter(v *Vocab, each func(add func(word, freq string))) *gse.Segmenter {
 	var b strings.Builder
 	sum := 0.0
 	each(func(word, freq string) {
@@ -136,7 +144,11 @@ func (t *table) segmenter(each func(add func(word, freq string))) *gse.Segmenter
 		b.WriteByte('\n')
 	})
 	b.WriteString(fillerWord + " ")
-	b.WriteString(strconv.FormatFloat(t.total-sum, 'g', -1, 64))
+	total := t.total
+	if v != nil {
+		total += v.extra
+	}
+	b.WriteString(strconv.FormatFloat(total-sum, 'g', -1, 64))
 	seg := &gse.Segmenter{SkipLog: true, NotLoadHMM: true}
 	_ = seg.LoadDictStr(b.String()) // LoadDictStr never fails on a string
 	return seg

@@ -16,6 +16,12 @@
 // segments the text exactly as the full one does (segment_test.go proves it on
 // real sentences). Big indexing runs load the full table once instead.
 //
+// A repository's own words (Vocab: kb.dict, and words a Learner finds in
+// its text) join the dictionary: each is cut whole and still yields the
+// pieces the built-in dictionary would have cut it into, so it adds a term
+// and removes none. The tiny dictionary carries them too, and the filler
+// keeps the total of the full dictionary plus the vocabulary's words.
+//
 // This package imports nothing of git, storage or search.
 package segment
 

@@ -17,6 +17,8 @@ type Analyzer struct {
 	// (For); a run not among them gets its own, as Tiny does.
 	pre  *gse.Segmenter
 	runs map[string]bool
+	// vocab is the repository's own words (nil: none); see Vocab.
+	vocab *Vocab
 }
 
 // Tiny returns an analyzer that builds a dictionary per call from the words
@@ -87,6 +89,9 @@ func isWordByte(b byte) bool {
 // for these runs. All cut the runs alike (see tinySegmenter).
 func (a *Analyzer) segmenter(runs []string) *gse.Segmenter {
 	if a.full {
+		if a.vocab != nil {
+			return a.vocab.full()
+		}
 		return fullSegmenter()
 	}
 	if a.pre != nil {
@@ -98,14 +103,17 @@ func (a *Analyzer) segmenter(runs []string) *gse.Segmenter {
 			return a.pre
 		}
 	}
-	return loadTable().tinySegmenter(runs)
+	return loadTable().tinySegmenter(a.vocab, runs)
 }
+
+// Vocab is the vocabulary the analyzer cuts with (nil: none).
+func (a *Analyzer) Vocab() *Vocab { return a.vocab }
 
 func (a *Analyzer) appendHanTerms(terms, runs []string) []string {
 	seg := a.segmenter(runs)
 	for _, run := range runs {
 		for _, sg := range seg.Segment([]byte(run)) {
-			terms = appendTokenTerms(terms, sg.Token())
+			terms = a.appendTokenTerms(terms, sg.Token())
 		}
 	}
 	return terms
@@ -115,17 +123,22 @@ func (a *Analyzer) appendHanTerms(terms, runs []string) []string {
 // shorter dictionary words inside it (中华人民共和国 -> 中华, 人民, 共和国...),
 // so a query for a part finds the whole. gse's own CutSearch is not used: it
 // refuses to return a run that is one word as that word (配置 -> 配, 置).
-func appendTokenTerms(terms []string, tok *gse.Token) []string {
+//
+// A vocabulary word emits all the pieces the built-in dictionary cuts it
+// into, single characters too (回滚 -> 回滚, 回, 滚): it adds a term for
+// the whole and leaves matchable whatever matched without it.
+func (a *Analyzer) appendTokenTerms(terms []string, tok *gse.Token) []string {
 	w := tok.Text()
 	if !zhStop[w] {
 		terms = append(terms, w)
 	}
-	if utf8.RuneCountInString(w) <= 2 {
+	own := a.vocab.Has(w)
+	if !own && utf8.RuneCountInString(w) <= 2 {
 		return terms
 	}
 	for _, sub := range tok.Segments() {
-		if utf8.RuneCountInString(sub.Token().Text()) >= 2 {
-			terms = appendTokenTerms(terms, sub.Token())
+		if own || utf8.RuneCountInString(sub.Token().Text()) >= 2 {
+			terms = a.appendTokenTerms(terms, sub.Token())
 		}
 	}
 	return terms

@@ -96,7 +96,7 @@ func TestTinyDictionaryEquivalence(t *testing.T) {
 	full := fullSegmenter()
 	for _, s := range sents {
 		runs := hanRuns(s)
-		tiny := loadTable().tinySegmenter(runs)
+		tiny := loadTable().tinySegmenter(nil, runs)
 		for _, run := range runs {
 			want := genuine.Cut(run)
 			if got := full.Cut(run); !reflect.DeepEqual(got, want) {

@@ -53,7 +53,7 @@ func (a *Analyzer) For(texts []string) *Analyzer {
 	if len(strs) == 0 {
 		return a
 	}
-	return &Analyzer{pre: loadTable().tinySegmenter(strs), runs: runs}
+	return &Analyzer{pre: loadTable().tinySegmenter(a.vocab, strs), runs: runs, vocab: a.vocab}
 }
 
 // wordSpans cuts the words and identifiers of text as Spans does, and
@@ -178,7 +178,7 @@ func (a *Analyzer) appendHanSpans(spans []Span, text string, runs []hanRun) []Sp
 		at := runs[i].start
 		for _, sg := range seg.Segment([]byte(run)) {
 			tok := sg.Token()
-			spans = appendTokenSpans(spans, tok, at)
+			spans = a.appendTokenSpans(spans, tok, at)
 			at += len(tok.Text())
 		}
 	}
@@ -187,12 +187,13 @@ func (a *Analyzer) appendHanSpans(spans []Span, text string, runs []hanRun) []Sp
 
 // appendTokenSpans mirrors appendTokenTerms; a shorter word inside a long
 // one is placed at its first occurrence after the previous one.
-func appendTokenSpans(spans []Span, tok *gse.Token, at int) []Span {
+func (a *Analyzer) appendTokenSpans(spans []Span, tok *gse.Token, at int) []Span {
 	w := tok.Text()
 	if !zhStop[w] {
 		spans = append(spans, Span{at, at + len(w), w})
 	}
-	if utf8.RuneCountInString(w) <= 2 {
+	own := a.vocab.Has(w)
+	if !own && utf8.RuneCountInString(w) <= 2 {
 		return spans
 	}
 	from := 0
@@ -203,8 +204,8 @@ func appendTokenSpans(spans []Span, tok *gse.Token, at int) []Span {
 			off = from + i
 			from = off + len(st)
 		}
-		if utf8.RuneCountInString(st) >= 2 {
-			spans = appendTokenSpans(spans, sub.Token(), at+off)
+		if own || utf8.RuneCountInString(st) >= 2 {
+			spans = a.appendTokenSpans(spans, sub.Token(), at+off)
 		}
 	}
 	return spans

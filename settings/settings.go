@@ -33,6 +33,10 @@ type Settings struct {
 	// SecretsAllow is kb.secrets.allow: rule ids or path globs the secret
 	// scanner lets through.
 	SecretsAllow []string
+	// Dict is kb.dict: the path of the team's word list ("": none).
+	Dict string
+	// VocabLearn is kb.vocab.learn: learn the corpus's own words.
+	VocabLearn bool
 	// StaleAfter is kb.staleAfter: docs untouched this long are flagged.
 	StaleAfter time.Duration
 	// Priors, Expand: kb.priors, kb.expand (on unless set false).

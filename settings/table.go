@@ -68,6 +68,12 @@ var Table = []Setting{
 			s.SecretsAllow = vals
 			return nil
 		}},
+	{Key: "kb.dict", Type: "string", Accepted: "a file path, relative to the top of the working tree or absolute",
+		Doc: "the team's own words (product names, jargon: 回滚, 扩缩容), one a line, optionally followed by a frequency; the index and searches cut Chinese text with them as whole words, their pieces still matching. Changing the file or the key re-indexes every file on the next `git kb index`",
+		set: stringInto(func(s *Settings) *string { return &s.Dict })},
+	{Key: "kb.vocab.learn", Type: "bool", Default: "false", Accepted: "true or false",
+		Doc: "learn the repository's own words (frequent, cohesive Chinese strings the built-in dictionary lacks) when a full index is built, and cut documents and queries with them; off by default: it did not pay on the dev sets (README, \"Your team's words\")",
+		set: boolInto(func(s *Settings) *bool { return &s.VocabLearn })},
 	{Key: "kb.staleAfter", Type: "age", Default: "365d", Accepted: "an age like 365d, 26w or 720h",
 		Doc: "a document whose front-matter `last_reviewed` is older than this is marked [stale] in results",
 		set: func(s *Settings, d *Setting, v string, _ []string, _ string) error {

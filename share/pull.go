@@ -99,7 +99,11 @@ func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, err
 	refuse := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s of %s: %s; nothing was imported", ErrRefused, res.Ref, o.Remote, fmt.Sprintf(format, a...))
 	}
-	if why := compatible(man, pol.Fingerprint()); why != "" {
+	vocab, err := index.VocabInForce(ctx, repo)
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
+	if why := compatible(man, pol.Fingerprint(), vocab.Fingerprint()); why != "" {
 		return nil, refuse("%s", why)
 	}
 

@@ -145,6 +145,13 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	if err != nil {
 		return nil, err
 	}
+	// Blob records are the index's current ones: a view cut with another
+	// word list than they were is not shipped under its name.
+	if vocab, err := index.VocabInForce(ctx, repo); err != nil {
+		return nil, err
+	} else if vocab.Fingerprint() != v.Vocab {
+		return nil, fmt.Errorf("%s (%s) was indexed with another word list than the index's current one (kb.dict or kb.vocab.learn changed since): run git kb index --rev %s first", rev, commit.String()[:12], rev)
+	}
 
 	// The view must be the commit's: every entry a file of its tree, and
 	// what the filters skip now stays home.
@@ -217,7 +224,7 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 
 	// Records the ref's previous commit already holds are reused as they
 	// are: same blob, same pipeline, same bytes.
-	parent, prevRec, prevVec := previous(ctx, repo, o.Remote, name, secretsFP, model)
+	parent, prevRec, prevVec := previous(ctx, repo, o.Remote, name, secretsFP, v.Vocab, model)
 	pv.Parent = parent.String()
 	if parent.IsZero() {
 		pv.Parent = ""
@@ -266,7 +273,7 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 		}
 		pv.Vectors = model.Blobs
 	}
-	man := Manifest{Share: Version, Format: store.SharedFormat, Pipeline: index.PipelineVersion, Secrets: secretsFP,
+	man := Manifest{Share: Version, Format: store.SharedFormat, Pipeline: index.PipelineVersion, Secrets: secretsFP, Vocab: v.Vocab,
 		Commit: commit.String(), Tree: tree.String(), Name: name, Blobs: len(share), Withheld: pv.Withheld, Filtered: pv.Filtered,
 		CreatedBy: "git-kb " + o.Version}
 	if model != nil && model.Blobs > 0 {
@@ -294,7 +301,7 @@ func entrySizes(es []store.ViewEntry, inTree map[string]gitx.Entry) map[store.SH
 // previous finds the last shared commit of name, the remote's (as last
 // fetched or pushed) before our own, else another view of the remote's,
 // and the records and vectors of its tree, if it was made compatibly.
-func previous(ctx context.Context, repo *gitx.Repo, remote, name, secretsFP string, model *Model) (gitx.Hash, map[store.SHA]gitx.Hash, map[store.SHA]gitx.Hash) {
+func previous(ctx context.Context, repo *gitx.Repo, remote, name, secretsFP, vocabFP string, model *Model) (gitx.Hash, map[store.SHA]gitx.Hash, map[store.SHA]gitx.Hash) {
 	recs, vecs := map[store.SHA]gitx.Hash{}, map[store.SHA]gitx.Hash{}
 	cands := []string{TrackingPrefix(remote) + name, RefPrefix + name}
 	// A first push of a name descends from another view the remote has:
@@ -317,7 +324,7 @@ func previous(ctx context.Context, repo *gitx.Repo, remote, name, secretsFP stri
 			continue
 		}
 		m, err := readManifest(ctx, repo, h)
-		if err != nil || compatible(m, secretsFP) != "" {
+		if err != nil || compatible(m, secretsFP, vocabFP) != "" {
 			return h, recs, vecs // parent only: history, nothing reused
 		}
 		entries, err := repo.ListTree(ctx, h)

@@ -69,6 +69,10 @@ type Manifest struct {
 	Format   int    `json:"store_format"`
 	Pipeline int    `json:"pipeline"`
 	Secrets  string `json:"secrets_policy"` // fingerprint of kb.secrets.allow's policy
+	// Vocab is the fingerprint of the word list the records were cut with
+	// (kb.dict, kb.vocab.learn; "" none): records cut with other words
+	// do not mix with this machine's.
+	Vocab  string `json:"vocab,omitempty"`
 	Commit   string `json:"commit"`         // the commit whose view this is
 	Tree     string `json:"tree"`
 	Name     string `json:"name"` // heads/main, tags/v1, commits/<sha>
@@ -134,7 +138,7 @@ func parsePath(p string) (kind, model string, blob store.SHA, ok bool) {
 }
 
 // compatible says why a manifest's data cannot be used here, or "".
-func compatible(m *Manifest, secretsFP string) string {
+func compatible(m *Manifest, secretsFP, vocabFP string) string {
 	switch {
 	case m.Share != Version:
 		return fmt.Sprintf("shared with layout %d, this git-kb reads %d", m.Share, Version)
@@ -144,6 +148,8 @@ func compatible(m *Manifest, secretsFP string) string {
 		return fmt.Sprintf("made by pipeline %d (%s), this git-kb uses pipeline %d: push again with this version, or index locally", m.Pipeline, m.CreatedBy, index.PipelineVersion)
 	case m.Secrets != secretsFP:
 		return "made under another secrets policy (git config kb.secrets.allow differs): records would hide or show other values than yours"
+	case m.Vocab != vocabFP:
+		return "cut with another word list (git config kb.dict or kb.vocab.learn, or the kb.dict file, differs): its terms would not meet yours"
 	}
 	return ""
 }

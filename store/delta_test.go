@@ -70,6 +70,9 @@ func TestViewDeltas(t *testing.T) {
 		entries = dedup
 		v := &View{Created: time.Unix(int64(1000+c), 0), Chunks: uint32(c), Entries: append([]ViewEntry(nil), entries...),
 			Stats: ViewStats{Files: len(entries) + 3, Indexed: len(entries), Skipped: map[string]int{"binary": 3}}, Filter: "f", EntryStats: true}
+		if c%3 != 1 { // the last one (gc rewrites it whole) has one
+			v.Vocab = fmt.Sprintf("vocab%d", c%5) // a word list's fingerprint, after the entries
+		}
 		tree := SHA{0xee, byte(c)}
 		if err := db.PublishOver(1, nil, tree, v, parent, Ref{Commit: SHA{0xcc, byte(c)}, Tree: tree, Indexed: time.Unix(int64(1000+c), 0)}); err != nil {
 			t.Fatal(err)
@@ -94,7 +97,7 @@ func TestViewDeltas(t *testing.T) {
 			if !reflect.DeepEqual(got.Entries, w.Entries) {
 				t.Fatalf("%s: %d entries read back, %d written; first differences: %v", when, len(got.Entries), len(w.Entries), firstDiff(got.Entries, w.Entries))
 			}
-			if got.Chunks != w.Chunks || got.Stats.Files != w.Stats.Files || !reflect.DeepEqual(got.Stats.Skipped, w.Stats.Skipped) || got.Filter != w.Filter || !got.EntryStats {
+			if got.Chunks != w.Chunks || got.Stats.Files != w.Stats.Files || !reflect.DeepEqual(got.Stats.Skipped, w.Stats.Skipped) || got.Filter != w.Filter || !got.EntryStats || got.Vocab != w.Vocab {
 				t.Fatalf("%s: head %+v read back, %+v written", when, got, w)
 			}
 		}
@@ -129,7 +132,7 @@ func TestViewDeltas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Entries, want[len(want)-1].Entries) || got.delta != nil {
+	if !reflect.DeepEqual(got.Entries, want[len(want)-1].Entries) || got.delta != nil || got.Vocab != want[len(want)-1].Vocab {
 		t.Fatalf("the kept view changed in gc (delta %v)", got.delta != nil)
 	}
 	if _, err := db.View(1, trees[0]); !errors.Is(err, ErrNotFound) {

@@ -150,6 +150,11 @@ type View struct {
 	// EntryStats says the entries carry FieldLen and Unique (set by the
 	// indexer; records before version 3 have none).
 	EntryStats bool
+	// Vocab is the fingerprint of the word list (segment.Vocab) the view's
+	// files were cut with, "" for none: a search of the view cuts its
+	// query with the same words. Stored after the entries, so records
+	// without it read as "" and older readers skip it.
+	Vocab string
 
 	// How the record was stored, when it is a delta (DB.View fills it,
 	// PublishOver extends it): nil for a full record.
@@ -242,7 +247,16 @@ func (v *View) encode() []byte {
 	for i := range v.Entries {
 		b = appendEntry(b, &v.Entries[i])
 	}
-	return b
+	return v.appendTail(b)
+}
+
+// appendTail appends what follows the entries: the vocabulary's
+// fingerprint, when there is one.
+func (v *View) appendTail(b []byte) []byte {
+	if v.Vocab == "" {
+		return b
+	}
+	return appendString(b, v.Vocab)
 }
 
 // encodeDelta is the record of v as the differences d from its root.
@@ -265,7 +279,7 @@ func (v *View) encodeDelta(d *viewDelta) []byte {
 	for _, e := range sortedEntries(d.upserts) {
 		b = appendEntry(b, &e)
 	}
-	return b
+	return v.appendTail(b)
 }
 
 func sortedEntries(m map[string]ViewEntry) []ViewEntry {
@@ -368,6 +382,9 @@ func decodeView(b []byte, room int) (*View, *viewDelta, error) {
 			entry(&e)
 			d.upserts[e.Path] = e
 		}
+		if len(r.b) > 0 && r.err == nil {
+			v.Vocab = str()
+		}
 		return v, d, r.err
 	}
 	n := int(r.uvarint())
@@ -376,6 +393,9 @@ func decodeView(b []byte, room int) (*View, *viewDelta, error) {
 	}
 	for i := range v.Entries {
 		entry(&v.Entries[i])
+	}
+	if len(r.b) > 0 && r.err == nil {
+		v.Vocab = str()
 	}
 	return v, nil, r.err
 }

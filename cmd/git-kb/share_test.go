@@ -470,3 +470,36 @@ func TestPushAllBranchesAndRevs(t *testing.T) {
 		t.Fatalf("skipped: %v", pr.Skipped)
 	}
 }
+
+// TestPullWithTheTeamsWords: a shared index cut with kb.dict's words is
+// taken by a clone with the same list, and searches there as at the
+// pusher's; a clone with another list (or none) refuses it.
+func TestPullWithTheTeamsWords(t *testing.T) {
+	files := map[string]string{"kb.dict": "回滚\n慢查询\n"}
+	for k, v := range docs {
+		files[k] = v
+	}
+	_, a, b := shareSetup(t, files)
+	gittest.Git(t, a, "config", "kb.dict", "kb.dict")
+	indexJSON(t, a, "--embed", "off")
+	var pr share.PushResult
+	kbJSON(t, a, &pr, "push", "--json")
+
+	// b has no kb.dict: the records would not meet its queries' terms.
+	if _, errs, code := kb(t, b, "pull", "-q"); code != 1 || !strings.Contains(errs, "word list") {
+		t.Fatalf("pull without the list: exit %d %s", code, errs)
+	}
+	gittest.Git(t, b, "config", "kb.dict", "kb.dict")
+	var pl pullJSON
+	kbJSON(t, b, &pl, "pull", "--json")
+	if pl.Imported != pr.Views[0].Blobs {
+		t.Fatalf("pull with the list: %+v", pl.PullResult)
+	}
+	for _, q := range append(shareQueries, "立即回滚到上一个版本") {
+		x, y := searchJSON(t, a, q), searchJSON(t, b, q)
+		sameResults(t, q, x, y)
+		if q == "回滚" && (len(y.Terms) != 3 || y.Terms[0] != "回滚") {
+			t.Fatalf("b cuts 回滚 as %q, want the word and its pieces", y.Terms)
+		}
+	}
+}
