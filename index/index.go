@@ -166,7 +166,8 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		return st, err
 	}
 	var vocab *segment.Vocab
-	recIn, recFP, since := recordedVocab(repo.KBDir())
+	recIn, recFP, recSince := recordedVocab(repo.KBDir())
+	since := recSince
 	learn := false
 	switch {
 	case vin.fp == "":
@@ -195,7 +196,27 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	if rederive {
 		since = newSince()
 	}
-	if v, err := db.View(PipelineVersion, tree); err == nil && !rederive && !learn && v.Vocab == vocab.Fingerprint() {
+	t0 = time.Now()
+	if o.MaxFileSize == 0 {
+		o.MaxFileSize = set.MaxFileSize
+	}
+	if o.MemoryBudget == 0 {
+		o.MemoryBudget = int64(set.IndexMemoryMB) << 20
+	}
+	kbignore := ""
+	if _, b, err := repo.FileAt(commit, ".kbignore"); err == nil {
+		kbignore = string(b)
+	}
+	f := newFilter(o.MaxFileSize, kbignore)
+	f.policy = fp // a view built under another secrets policy is no base
+	f.vocab, f.since = vocab, since
+	tm.since("settings", t0)
+
+	// A view of this tree made under the same rules (secrets policy, word
+	// list, size limit) is this run's answer. One made under others is
+	// not: a rule allowed then and not now would keep its values in the
+	// view of a branch checked out again.
+	if v, err := db.View(PipelineVersion, tree); err == nil && !rederive && !learn && v.Vocab == vocab.Fingerprint() && v.Filter == f.fingerprint() {
 		st.AlreadyIndexed = true
 		st.Files, st.Indexed, st.Chunks = v.Stats.Files, v.Stats.Indexed, int(v.Chunks)
 		for k, n := range v.Stats.Skipped {
@@ -213,27 +234,14 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		return st, err
 	}
 
-	t0 = time.Now()
-	if o.MaxFileSize == 0 {
-		o.MaxFileSize = set.MaxFileSize
-	}
-	if o.MemoryBudget == 0 {
-		o.MemoryBudget = int64(set.IndexMemoryMB) << 20
-	}
-	kbignore := ""
-	if _, b, err := repo.FileAt(commit, ".kbignore"); err == nil {
-		kbignore = string(b)
-	}
-	f := newFilter(o.MaxFileSize, kbignore)
-	f.policy = fp // a view built under another secrets policy is no base
-	f.vocab, f.since = vocab, since
-	tm.since("settings", t0)
-	// What the run records once its view is published.
+	// What the run records once its view is published: the policy, and
+	// since when records are good (a new policy or word list made every
+	// older record stale, for every later run too).
 	record := func() error {
 		if err := recordPolicy(repo.KBDir(), fp); err != nil {
 			return err
 		}
-		if recIn == vin.fp && recFP == f.vocab.Fingerprint() {
+		if recIn == vin.fp && recFP == f.vocab.Fingerprint() && recSince == f.since {
 			return nil
 		}
 		return recordVocab(repo.KBDir(), vin.fp, f.vocab, f.since)

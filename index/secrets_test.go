@@ -158,3 +158,61 @@ func TestSecretsRedactedAtIndexTime(t *testing.T) {
 		t.Fatalf("a second run with the same policy should do nothing: %+v %v", st, err)
 	}
 }
+
+// TestTightenedPolicyReachesOldBranches: a blob analyzed while a rule was
+// allowed is not reused once the rule is no longer allowed, even in a
+// later run whose own policy did not change (an old branch checked out
+// again): the view of that branch is re-derived, its postings hold the
+// marker and never the value.
+func TestTightenedPolicyReachesOldBranches(t *testing.T) {
+	keyID := fakeAWSKeyID(t)
+	dir := gittest.New(t, map[string]string{"readme.md": "# Readme\n\nNothing secret here.\n"})
+	gittest.Git(t, dir, "branch", "-M", "main")
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	run := func() {
+		t.Helper()
+		if _, err := Run(ctx, repo, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The old branch, indexed while aws-access-key was allowed.
+	gittest.Git(t, dir, "config", "--add", "kb.secrets.allow", "aws-access-key")
+	gittest.Git(t, dir, "checkout", "-q", "-b", "old")
+	gittest.Commit(t, dir, "notes", map[string]string{"notes.md": "# Notes\n\nOur access key id is " + keyID + " (rotated in May).\n"})
+	run()
+	// Back on main, the rule is no longer allowed: main is re-derived.
+	gittest.Git(t, dir, "checkout", "-q", "main")
+	gittest.Git(t, dir, "config", "--unset-all", "kb.secrets.allow")
+	run()
+	run() // a run with an unchanged policy
+	gittest.Git(t, dir, "checkout", "-q", "old")
+	run()
+
+	db, err := store.Open(ctx, DBDir(repo), store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	v, err := db.View(PipelineVersion, gitx.ParseHash(strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := v.Segments()
+	found := func(word string) bool {
+		hit := false
+		for _, term := range segment.Tiny().Terms(word) {
+			db.Postings(PipelineVersion, term, segs, func(uint32, []byte) error { hit = true; return nil })
+		}
+		return hit
+	}
+	if found(keyID) {
+		t.Errorf("the old branch's view holds the access key id, analyzed under the old policy")
+	}
+	if !found("redacted") {
+		t.Errorf("the old branch's view lacks the redaction marker")
+	}
+}
