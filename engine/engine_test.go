@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -346,5 +347,63 @@ func TestQueryCutWithTheViewsWords(t *testing.T) {
 	}
 	if ts := terms(first); !has(ts, "回滚") {
 		t.Fatalf("--rev of the older view should cut with its list: %q", ts)
+	}
+}
+
+// TestNoAnswerFromAViewOfAnotherPolicy: once kb.secrets.allow no longer
+// allows a rule, a view made while it did (HEAD's, or an old branch's) is
+// not answered from: its postings would still match the values. The
+// commit is indexed again under the current policy, and with NoIndex the
+// error says why.
+func TestNoAnswerFromAViewOfAnotherPolicy(t *testing.T) {
+	ctx := context.Background()
+	// An AWS access key id (AKIA + 16 base-32 characters), made here so
+	// no real-looking key sits in the source.
+	keyID := "AKIA" + strings.Repeat("Q7", 8)
+	_, dir, _ := open(t, "kb.secrets.allow", "aws-access-key")
+	gittest.Git(t, dir, "checkout", "-q", "-b", "old")
+	gittest.Commit(t, dir, "notes", map[string]string{"notes.md": "# Notes\n\nOur access key id is " + keyID + " (rotated in May).\n"})
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := func() (*Engine, *[]string) {
+		var notes []string
+		k, err := Open(ctx, repo, Options{Getenv: func(string) string { return "" }, Version: "test",
+			Note: func(f string, a ...any) { notes = append(notes, f) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k, &notes
+	}
+	k, _ := engine()
+	r, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: keyID, K: 5}})
+	if err != nil || len(r.Results) == 0 || r.Results[0].Path != "notes.md" {
+		t.Fatalf("with the rule allowed, the id should be found: %v %v", err, r)
+	}
+
+	gittest.Git(t, dir, "config", "--unset-all", "kb.secrets.allow")
+	k, notes := engine()
+	if _, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: keyID, K: 5}, NoIndex: true}); err == nil || !strings.Contains(err.Error(), "another kb.secrets.allow") {
+		t.Fatalf("NoIndex on a view of another policy: %v", err)
+	}
+	r, err = k.Search(ctx, SearchRequest{Request: search.Request{Query: keyID, K: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(paths(r), "notes.md") {
+		t.Errorf("the id is still found after the rule was no longer allowed: %v", paths(r))
+	}
+	if len(*notes) == 0 || !strings.Contains(strings.Join(*notes, "\n"), "another kb.secrets.allow") {
+		t.Errorf("notices: %q", *notes)
+	}
+	// main, indexed under the new policy, and the old branch again.
+	gittest.Git(t, dir, "checkout", "-q", "main")
+	if _, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "回滚", K: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err = k.Search(ctx, SearchRequest{Request: search.Request{Query: keyID, K: 5}, Rev: "old", NoIndex: true})
+	if err != nil || slices.Contains(paths(r), "notes.md") {
+		t.Fatalf("--rev old after re-indexing: %v %v", err, r)
 	}
 }

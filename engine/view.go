@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
@@ -95,6 +96,13 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 		var view *store.View
 		if err == nil {
 			view, err = db.View(index.PipelineVersion, tree)
+			if err == nil && !k.underPolicy(view) {
+				// Made while a rule now redacted was allowed: its
+				// postings would still match the values. Indexed again,
+				// like a commit never indexed.
+				err = errOtherPolicy
+				note("%s (%s) was indexed under another kb.secrets.allow", rev, commit.String()[:12])
+			}
 			if err != nil {
 				db.Close()
 			}
@@ -115,7 +123,7 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 		// complete view instead of waiting, and say so.
 		if errors.Is(err, store.ErrNotFound) && attempt == 0 && index.Running(repo.KBDir()) {
 			if db, err := store.Open(ctx, index.DBDir(repo), ro); err == nil {
-				if ref, v := latestView(db); v != nil {
+				if ref, v := k.latestView(db); v != nil {
 					note("%s (%s) is being indexed; answering from %s, the last indexed commit", rev, commit.String()[:12], hex.EncodeToString(ref.Commit[:6]))
 					s, blobs := newSearcher(db, v)
 					return &View{DB: db, Searcher: s, blobs: blobs, Commit: ref.Commit, View: v, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand,
@@ -124,11 +132,14 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 				db.Close()
 			}
 		}
-		if !errors.Is(err, store.ErrNoIndex) && !errors.Is(err, store.ErrNotFound) {
+		if !errors.Is(err, store.ErrNoIndex) && !errors.Is(err, store.ErrNotFound) && err != errOtherPolicy {
 			return nil, err
 		}
 		if attempt > 0 {
 			return nil, fmt.Errorf("commit %s is still not indexed after indexing it", commit)
+		}
+		if noIndex && err == errOtherPolicy {
+			return nil, fmt.Errorf("commit %s was indexed under another kb.secrets.allow (run git kb index --rev %s)", commit.String()[:12], rev)
 		}
 		if noIndex {
 			return nil, fmt.Errorf("commit %s is not indexed (run git kb index --rev %s)", commit.String()[:12], rev)
@@ -143,7 +154,7 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 				return nil, err
 			}
 			if db, oerr := store.Open(ctx, index.DBDir(repo), ro); oerr == nil {
-				if ref, v := latestView(db); v != nil {
+				if ref, v := k.latestView(db); v != nil {
 					why := FirstLine(Friendly(err))
 					note("cannot index %s (%s): %s; answering from %s, the last indexed commit", rev, commit.String()[:12], why, hex.EncodeToString(ref.Commit[:6]))
 					s, blobs := newSearcher(db, v)
@@ -161,15 +172,29 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 	}
 }
 
-// latestView is the most recently indexed commit's view.
-func latestView(db *store.DB) (store.Ref, *store.View) {
+// errOtherPolicy: the view was made under another secrets policy.
+var errOtherPolicy = errors.New("indexed under another kb.secrets.allow")
+
+// underPolicy reports whether v was made under the repository's current
+// secrets policy (index.ViewUnderPolicy).
+func (k *Engine) underPolicy(v *store.View) bool {
+	fp := secrets.NewPolicy(nil).Fingerprint()
+	if k.Secrets != nil {
+		fp = k.Secrets.Fingerprint()
+	}
+	return index.ViewUnderPolicy(k.Repo.KBDir(), fp, v)
+}
+
+// latestView is the most recently indexed commit's view made under the
+// current secrets policy.
+func (k *Engine) latestView(db *store.DB) (store.Ref, *store.View) {
 	refs, err := db.Refs()
 	if err != nil {
 		return store.Ref{}, nil
 	}
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Indexed.After(refs[j].Indexed) })
 	for _, r := range refs {
-		if v, err := db.View(index.PipelineVersion, r.Tree); err == nil {
+		if v, err := db.View(index.PipelineVersion, r.Tree); err == nil && k.underPolicy(v) {
 			return r, v
 		}
 	}

@@ -218,6 +218,10 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	// view of a branch checked out again.
 	if v, err := db.View(PipelineVersion, tree); err == nil && !rederive && !learn && v.Vocab == vocab.Fingerprint() && v.Filter == f.fingerprint() {
 		st.AlreadyIndexed = true
+		if err := recordPolicy(repo.KBDir(), fp, v.Filter); err != nil {
+			db.Close()
+			return st, err
+		}
 		st.Files, st.Indexed, st.Chunks = v.Stats.Files, v.Stats.Indexed, int(v.Chunks)
 		for k, n := range v.Stats.Skipped {
 			st.Skipped[k] = n
@@ -238,7 +242,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	// since when records are good (a new policy or word list made every
 	// older record stale, for every later run too).
 	record := func() error {
-		if err := recordPolicy(repo.KBDir(), fp); err != nil {
+		if err := recordPolicy(repo.KBDir(), fp, f.fingerprint()); err != nil {
 			return err
 		}
 		if recIn == vin.fp && recFP == f.vocab.Fingerprint() && recSince == f.since {

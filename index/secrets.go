@@ -31,25 +31,85 @@ func SecretsPolicy(ctx context.Context, repo *gitx.Repo) (*secrets.Policy, error
 // redacted under. Blob records are keyed by blob and pipeline only, so
 // when kb.secrets.allow changes the next run re-derives every blob rather
 // than keep values the new policy hides (or hide ones it now allows).
+//
+// Once the policy has changed, the file also lists, under a "views:"
+// line, the filter fingerprints (store.View.Filter) of the views made
+// under it: a view of an older branch made under the old policy is then
+// known as such, and searches index its commit again rather than answer
+// from postings of values the policy now hides (ViewUnderPolicy). An index
+// whose policy never changed has no list, and all its views stand.
 const policyFile = "secrets-policy"
 
-func indexedPolicy(kbDir string) string {
-	b, err := os.ReadFile(filepath.Join(kbDir, policyFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return secrets.NewPolicy(nil).Fingerprint() // an index from before the allow list was set
-	}
-	return strings.TrimSpace(string(b))
+// policyRecord is policyFile read: the policy and, when listed, the
+// filters of the views made under it.
+type policyRecord struct {
+	policy  string
+	listed  bool
+	filters map[string]bool
 }
 
-func recordPolicy(kbDir, fp string) error {
-	if indexedPolicy(kbDir) == fp {
+func readPolicy(kbDir string) policyRecord {
+	rec := policyRecord{policy: secrets.NewPolicy(nil).Fingerprint()} // an index from before the allow list was set
+	b, err := os.ReadFile(filepath.Join(kbDir, policyFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return rec
+	} else if err != nil {
+		return policyRecord{} // unreadable: matches no policy, so all is re-derived
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	rec.policy = strings.TrimSpace(lines[0])
+	for i, l := range lines[1:] {
+		if i == 0 && l == "views:" {
+			rec.listed, rec.filters = true, map[string]bool{}
+		} else if rec.listed && l != "" {
+			rec.filters[l] = true
+		}
+	}
+	return rec
+}
+
+func indexedPolicy(kbDir string) string { return readPolicy(kbDir).policy }
+
+// recordPolicy records that a view with filter fingerprint filter was made
+// under policy fp: a new policy starts a new list; an unchanged one adds
+// the filter to its list, if it keeps one.
+func recordPolicy(kbDir, fp, filter string) error {
+	rec := readPolicy(kbDir)
+	switch {
+	case rec.policy != fp:
+		rec = policyRecord{policy: fp, listed: true, filters: map[string]bool{}}
+	case !rec.listed || rec.filters[filter]:
 		return nil
 	}
+	rec.filters[filter] = true
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nviews:\n", rec.policy)
+	fs := make([]string, 0, len(rec.filters))
+	for f := range rec.filters {
+		fs = append(fs, f)
+	}
+	sort.Strings(fs)
+	for _, f := range fs {
+		fmt.Fprintf(&b, "%s\n", f)
+	}
 	tmp := filepath.Join(kbDir, policyFile+".tmp")
-	if err := os.WriteFile(tmp, []byte(fp+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(kbDir, policyFile))
+}
+
+// ViewUnderPolicy reports whether view v was made under the secrets policy
+// fp (the current one, secrets.Policy.Fingerprint): false when the index
+// was last built under another policy, or v is not among the views made
+// since the policy changed. Searches answer only from views it accepts,
+// so a rule no longer allowed never matches through an old view.
+func ViewUnderPolicy(kbDir, fp string, v *store.View) bool {
+	rec := readPolicy(kbDir)
+	if rec.policy != fp {
+		return false
+	}
+	return !rec.listed || rec.filters[v.Filter]
 }
 
 // SecretSite is a place where a secret was redacted (never its value),
