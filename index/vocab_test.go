@@ -30,37 +30,14 @@ func TestDictVocabulary(t *testing.T) {
 	if _, err := Run(ctx, repo, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	headView := func() *store.View {
-		t.Helper()
-		db, err := store.Open(ctx, DBDir(repo), store.Options{ReadOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		v, err := db.View(PipelineVersion, gitx.ParseHash(strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+	viewOfHead := func() *store.View {
+		return readIndex(t, repo, func(db *store.DB) *store.View { return headView(t, db, dir) })
 	}
 	hasPosting := func(term string) bool {
-		t.Helper()
-		db, err := store.Open(ctx, DBDir(repo), store.Options{ReadOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		segs, _ := db.Segments()
-		all := map[uint32]bool{}
-		for id := range segs {
-			all[id] = true
-		}
-		found := false
-		db.Postings(PipelineVersion, term, all, func(uint32, []byte) error { found = true; return nil })
-		return found
+		return readIndex(t, repo, func(db *store.DB) bool { return anyPosting(t, db, nil, term) })
 	}
 
-	v1 := headView()
+	v1 := viewOfHead()
 	if v1.Vocab == "" {
 		t.Fatal("the view records no word list, with kb.dict set")
 	}
@@ -90,7 +67,7 @@ func TestDictVocabulary(t *testing.T) {
 	if err != nil || st.Base == "" || st.BlobsNew != 1 {
 		t.Fatalf("one new file under the same list should be a delta run of one blob: %+v %v", st, err)
 	}
-	if headView().Vocab != v1.Vocab {
+	if viewOfHead().Vocab != v1.Vocab {
 		t.Fatal("the delta view records another list")
 	}
 
@@ -107,7 +84,7 @@ func TestDictVocabulary(t *testing.T) {
 	if st, err = Run(ctx, repo, Options{}); err != nil || st.BlobsNew != 1 {
 		t.Fatalf("note.md's record was cut with the old list and must be re-derived: %+v %v", st, err)
 	}
-	v2 := headView()
+	v2 := viewOfHead()
 	if v2.Vocab == v1.Vocab || v2.Vocab == "" {
 		t.Fatalf("the new view's list %q, the old one's %q", v2.Vocab, v1.Vocab)
 	}
@@ -139,7 +116,7 @@ func TestDictVocabulary(t *testing.T) {
 	if _, err = Run(ctx, repo, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if v := headView(); v.Vocab != "" {
+	if v := viewOfHead(); v.Vocab != "" {
 		t.Fatalf("without kb.dict the view records %q", v.Vocab)
 	}
 
