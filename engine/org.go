@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-kb/git-kb/ann"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/org"
@@ -143,7 +145,13 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 		}
 	}
 	stats.Files = len(blobs)
+	// The chunks' vectors, when this repository is embedded: published
+	// with their objects so that an org search can be hybrid.
+	vecs, err := k.chunkVectors(v, entries, &stats)
 	v.Close()
+	if err != nil {
+		return nil, err
+	}
 
 	repo, remote := k.OrgRepoName(ctx)
 	st := &PublishStats{Repo: repo, Collection: c.Collection(), URL: k.Settings.Org.URL, Commit: commit, Files: len(entries), DryRun: r.DryRun}
@@ -162,6 +170,27 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 		want[key] = true
 		if have[key] != int(e.N) {
 			todo = append(todo, e)
+		}
+	}
+	if stats.Vectors > 0 {
+		// Vectors that appeared after the last publish (embedding finished
+		// later, or another model): the files with vectors are written
+		// again, with them. Counts alone say so: a publish whose vectors
+		// are all there writes nothing.
+		old, _, err := c.Stats(ctx, repo)
+		if err != nil {
+			return nil, err
+		}
+		if old.Model != stats.Model || old.Vectors != stats.Vectors {
+			queued := map[store.SHA]bool{}
+			for _, e := range todo {
+				queued[e.Blob] = true
+			}
+			for _, e := range entries {
+				if !queued[e.Blob] && vecs[e.Blob] != nil {
+					todo = append(todo, e)
+				}
+			}
 		}
 	}
 	var gone []string
@@ -184,7 +213,7 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 	}
 	if len(todo) > 0 {
 		k.opt.note("publishing %d files (%s) of %s to %s at %s...", len(todo), repo, commit[:12], c.Collection(), k.Settings.Org.URL)
-		n, err := k.publishFiles(ctx, c, repo, remote, commit, todo)
+		n, err := k.publishFiles(ctx, c, repo, remote, commit, todo, vecs)
 		st.Written = n
 		if err != nil {
 			return nil, fmt.Errorf("%w (%d chunks written; publish again to go on)", err, n)
@@ -209,7 +238,7 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 
 // publishFiles analyzes the files' blobs as the indexer does and writes
 // their chunks, a batch at a time.
-func (k *Engine) publishFiles(ctx context.Context, c *org.Client, repo, remote, commit string, files []store.ViewEntry) (int, error) {
+func (k *Engine) publishFiles(ctx context.Context, c *org.Client, repo, remote, commit string, files []store.ViewEntry, vecs map[store.SHA][][]float32) (int, error) {
 	byBlob := map[gitx.Hash][]store.ViewEntry{}
 	var blobs []gitx.Hash
 	for _, e := range files {
@@ -238,7 +267,13 @@ func (k *Engine) publishFiles(ctx context.Context, c *org.Client, repo, remote, 
 			if af == nil {
 				continue
 			}
-			batch = append(batch, OrgChunks(af, e.Vocab, repo, remote, commit)...)
+			chunks := OrgChunks(af, e.Vocab, repo, remote, commit)
+			if vs := vecs[e.Blob]; len(vs) == len(chunks) {
+				for i := range chunks {
+					chunks[i].Vector = vs[i]
+				}
+			}
+			batch = append(batch, chunks...)
 			if len(batch) >= 4*org.MaxBatch {
 				if err := flush(); err != nil {
 					return err
@@ -683,4 +718,71 @@ func (k *Engine) AutoPublish(ctx context.Context, commit string) (st *PublishSta
 	}
 	st, err = k.Publish(ctx, PublishRequest{Rev: commit})
 	return st, true, err
+}
+
+// chunkVectors reads the vectors of entries' chunks from the view's
+// vector tables (the model search uses), per blob and ordinal (nil where a
+// chunk has none yet), and records the model, its dimension and how many
+// chunks have one in st. Nothing when embedding is off.
+func (k *Engine) chunkVectors(v *View, entries []store.ViewEntry, st *org.RepoStats) (map[store.SHA][][]float32, error) {
+	if k.Dense == nil {
+		return nil, nil
+	}
+	segs, err := v.DB.Segments()
+	if err != nil {
+		return nil, err
+	}
+	tables := map[uint32]*ann.Table{}
+	present := map[uint32]*store.VectorTableInfo{}
+	out := map[store.SHA][][]float32{}
+	for _, e := range entries {
+		sg, ok := segs[e.Seg]
+		if !ok {
+			continue
+		}
+		t, loaded := tables[e.Seg]
+		if !loaded {
+			info, data, err := v.DB.VectorTable(k.Dense.Model, e.Seg)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+			if err == nil {
+				if t, err = ann.UnmarshalTable(data); err != nil {
+					return nil, fmt.Errorf("vector table of segment %d: %w", e.Seg, err)
+				}
+				present[e.Seg] = info
+			}
+			tables[e.Seg] = t
+		}
+		if t == nil {
+			continue
+		}
+		info := present[e.Seg]
+		var vs [][]float32
+		for i := range e.N {
+			row := e.First - sg.First + i
+			if row >= info.Rows || int(row) >= t.Len() || !info.Present.Contains(row) {
+				continue
+			}
+			if vs == nil {
+				vs = make([][]float32, e.N)
+			}
+			vs[i] = t.Vector(int(row))
+			st.Vectors++
+			st.Dim = t.Dim
+		}
+		if vs != nil {
+			out[e.Blob] = vs
+		}
+	}
+	if st.Vectors > 0 {
+		st.Model = OrgModel(k.Dense.Embedder.ID())
+	}
+	return out, nil
+}
+
+// OrgModel names a vector space in the org collection: the embedder's ID
+// and the version of the text it embeds (as the local model key does).
+func OrgModel(embedderID string) string {
+	return fmt.Sprintf("%s|input-v%d", embedderID, index.EmbedInputVersion)
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -419,4 +420,84 @@ func TestOrgChunksOfHugeLines(t *testing.T) {
 	if ch := OrgChunks(af, 0, "r", "", "c"); len(ch) != 1 || ch[0].Text != "# 标题\n\n第一段。" {
 		t.Errorf("ordinary file: %+v", ch)
 	}
+}
+
+// TestOrgPublishVectors: an embedded repository's chunks are published
+// with their vectors (the model named in its statistics); vectors that
+// appear after a publish are written by the next one, and a publish with
+// nothing new writes nothing.
+func TestOrgPublishVectors(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	k, dir := orgEngine(t, files, srv.URL, "kb.org.repo", "team/vec", "kb.embed.provider", "hash")
+	if k.Dense == nil {
+		t.Fatalf("dense off with the hash embedder: %s", k.Embed.Off)
+	}
+	// Indexed, not embedded yet: published without vectors.
+	ist, err := IndexCommit(ctx, k.Repo, "HEAD", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := k.Publish(ctx, PublishRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := k.OrgClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _, err := c.Stats(ctx, "team/vec")
+	if err != nil || rs.Vectors != 0 || rs.Model != "" || st.Written != st.Chunks {
+		t.Fatalf("publish before embedding: %+v, stats %+v (%v)", st, rs, err)
+	}
+	if n := vectorObjects(t, srv.URL, c.Collection()); n != 0 {
+		t.Fatalf("%d objects with vectors before embedding", n)
+	}
+	// Embedded now: the next publish writes the vectors.
+	if err := EmbedAfterIndex(ctx, k.Repo, k.Embed, ist, "sync", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	k = reopen(t, dir)
+	st2, err := k.Publish(ctx, PublishRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _, err = c.Stats(ctx, "team/vec")
+	if err != nil || st2.Written != st.Chunks || rs.Vectors != st.Chunks || rs.Model != OrgModel(k.Dense.Embedder.ID()) || rs.Dim == 0 {
+		t.Fatalf("publish after embedding: %+v, stats %+v (%v)", st2, rs, err)
+	}
+	if n := vectorObjects(t, srv.URL, c.Collection()); n != st.Chunks {
+		t.Fatalf("%d objects with vectors, want %d", n, st.Chunks)
+	}
+	// Nothing changed: nothing written.
+	st3, err := k.Publish(ctx, PublishRequest{})
+	if err != nil || st3.Written != 0 || st3.Deleted != 0 || st3.Objects != st.Chunks {
+		t.Fatalf("republish: %+v (%v)", st3, err)
+	}
+}
+
+// vectorObjects counts the collection's objects that carry a vector
+// (statistics objects have none).
+func vectorObjects(t *testing.T, url, class string) int {
+	t.Helper()
+	resp, err := http.Get(url + "/v1/objects?class=" + class + "&include=vector&limit=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Objects []struct {
+			Vector []float32 `json:"vector"`
+		} `json:"objects"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, o := range r.Objects {
+		if len(o.Vector) > 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -54,6 +54,23 @@ type RepoStats struct {
 	Chunks  int    `json:"chunks"`
 	BodyLen uint64 `json:"body_len"` // body terms over all chunks
 	Files   int    `json:"files"`    // distinct blobs with chunks
+	// Model and Dim name the vector space of the chunks' vectors (the
+	// embedder's ID, e.g. hash-v1/256, and input version), Vectors how
+	// many chunks were published with one: a query embedded by another
+	// model must not be compared with them.
+	Model   string `json:"model,omitempty"`
+	Dim     int    `json:"dim,omitempty"`
+	Vectors int    `json:"vectors,omitempty"`
+}
+
+// Stats reads repo's published statistics; ok is false when it has none.
+func (c *Client) Stats(ctx context.Context, repo string) (st RepoStats, ok bool, err error) {
+	cp, err := c.Corpus(ctx, Filter{Repos: []string{repo}}, nil)
+	if err != nil {
+		return st, false, err
+	}
+	st, ok = cp.Repos[repo]
+	return st, ok, nil
 }
 
 // MaxBatch is the most objects written per request, and MaxBatchBytes
@@ -69,7 +86,7 @@ func batchSize(chunks []Chunk) int {
 	n, bytes := 0, 0
 	for n < len(chunks) && n < MaxBatch {
 		c := &chunks[n]
-		bytes += len(c.Text) + len(c.Terms[0]) + len(c.Terms[1]) + len(c.Terms[2]) + len(c.Terms[3]) + len(c.ChunkTerms) + len(c.FileTerms)
+		bytes += 8*len(c.Vector) + len(c.Text) + len(c.Terms[0]) + len(c.Terms[1]) + len(c.Terms[2]) + len(c.Terms[3]) + len(c.ChunkTerms) + len(c.FileTerms)
 		if n > 0 && bytes > MaxBatchBytes {
 			break
 		}
