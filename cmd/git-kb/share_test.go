@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -370,6 +372,9 @@ func TestConcurrentPullAndSearch(t *testing.T) {
 	if _, errs, code := kb(t, a, "push", "-q"); code != 0 {
 		t.Fatal(errs)
 	}
+	// The searches are processes, as a user's are: the CLI's flag
+	// definitions are one process's, not to share between goroutines.
+	bin := gitKBBinary(t)
 	var wg sync.WaitGroup
 	errsCh := make(chan string, 20)
 	for i := 0; i < 3; i++ {
@@ -377,8 +382,10 @@ func TestConcurrentPullAndSearch(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 4; j++ {
-				if _, errs, code := kb(t, b, "search", "--json", "-q", "回滚"); code != 0 {
-					errsCh <- errs
+				cmd := exec.Command(bin, "search", "--json", "-q", "回滚")
+				cmd.Dir, cmd.Env = b, gittest.Env()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					errsCh <- fmt.Sprintf("%v: %s", err, out)
 				}
 			}
 		}()
