@@ -4,7 +4,6 @@ import (
 	"context"
 	"sort"
 	"time"
-
 )
 
 // Pseudo-relevance feedback (RM3, Lavrenko & Croft 2001; Abdul-Jaleel et

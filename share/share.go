@@ -73,10 +73,10 @@ type Manifest struct {
 	// (kb.dict, kb.vocab.learn; "" none): records cut with other words
 	// do not mix with this machine's.
 	Vocab  string `json:"vocab,omitempty"`
-	Commit   string `json:"commit"`         // the commit whose view this is
-	Tree     string `json:"tree"`
-	Name     string `json:"name"` // heads/main, tags/v1, commits/<sha>
-	Blobs    int    `json:"blobs"`
+	Commit string `json:"commit"` // the commit whose view this is
+	Tree   string `json:"tree"`
+	Name   string `json:"name"` // heads/main, tags/v1, commits/<sha>
+	Blobs  int    `json:"blobs"`
 	// Withheld counts blobs of the view not shared: secrets were redacted
 	// in them. Every clone indexes those itself.
 	Withheld  int     `json:"withheld_secrets"`
