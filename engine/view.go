@@ -74,6 +74,9 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 	note := k.opt.note
 	ro := store.Options{ReadOnly: true, Wait: LockWait, OnWait: func() { note("waiting for the indexer to finish writing...") }}
 	for attempt := 0; ; attempt++ {
+		// Read each attempt: indexing the commit adds its view to those
+		// made under the current policy.
+		underPolicy := k.underPolicy()
 		db, err := store.Open(ctx, index.DBDir(repo), ro)
 		if fast {
 			fast = false
@@ -96,7 +99,7 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 		var view *store.View
 		if err == nil {
 			view, err = db.View(index.PipelineVersion, tree)
-			if err == nil && !k.underPolicy(view) {
+			if err == nil && !underPolicy(view) {
 				// Made while a rule now redacted was allowed: its
 				// postings would still match the values. Indexed again,
 				// like a commit never indexed.
@@ -123,7 +126,7 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 		// complete view instead of waiting, and say so.
 		if errors.Is(err, store.ErrNotFound) && attempt == 0 && index.Running(repo.KBDir()) {
 			if db, err := store.Open(ctx, index.DBDir(repo), ro); err == nil {
-				if ref, v := k.latestView(db); v != nil {
+				if ref, v := latestView(db, underPolicy); v != nil {
 					note("%s (%s) is being indexed; answering from %s, the last indexed commit", rev, commit.String()[:12], hex.EncodeToString(ref.Commit[:6]))
 					s, blobs := newSearcher(db, v)
 					return &View{DB: db, Searcher: s, blobs: blobs, Commit: ref.Commit, View: v, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand,
@@ -154,7 +157,7 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 				return nil, err
 			}
 			if db, oerr := store.Open(ctx, index.DBDir(repo), ro); oerr == nil {
-				if ref, v := k.latestView(db); v != nil {
+				if ref, v := latestView(db, underPolicy); v != nil {
 					why := FirstLine(Friendly(err))
 					note("cannot index %s (%s): %s; answering from %s, the last indexed commit", rev, commit.String()[:12], why, hex.EncodeToString(ref.Commit[:6]))
 					s, blobs := newSearcher(db, v)
@@ -175,26 +178,26 @@ func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View,
 // errOtherPolicy: the view was made under another secrets policy.
 var errOtherPolicy = errors.New("indexed under another kb.secrets.allow")
 
-// underPolicy reports whether v was made under the repository's current
-// secrets policy (index.ViewUnderPolicy).
-func (k *Engine) underPolicy(v *store.View) bool {
+// underPolicy returns whether a view was made under the repository's
+// current secrets policy (index.ViewsUnderPolicy).
+func (k *Engine) underPolicy() func(*store.View) bool {
 	fp := secrets.NewPolicy(nil).Fingerprint()
 	if k.Secrets != nil {
 		fp = k.Secrets.Fingerprint()
 	}
-	return index.ViewUnderPolicy(k.Repo.KBDir(), fp, v)
+	return index.ViewsUnderPolicy(k.Repo.KBDir(), fp)
 }
 
-// latestView is the most recently indexed commit's view made under the
-// current secrets policy.
-func (k *Engine) latestView(db *store.DB) (store.Ref, *store.View) {
+// latestView is the most recently indexed commit's view that ok accepts
+// (made under the current secrets policy).
+func latestView(db *store.DB, ok func(*store.View) bool) (store.Ref, *store.View) {
 	refs, err := db.Refs()
 	if err != nil {
 		return store.Ref{}, nil
 	}
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Indexed.After(refs[j].Indexed) })
 	for _, r := range refs {
-		if v, err := db.View(index.PipelineVersion, r.Tree); err == nil && k.underPolicy(v) {
+		if v, err := db.View(index.PipelineVersion, r.Tree); err == nil && ok(v) {
 			return r, v
 		}
 	}

@@ -36,7 +36,7 @@ func SecretsPolicy(ctx context.Context, repo *gitx.Repo) (*secrets.Policy, error
 // line, the filter fingerprints (store.View.Filter) of the views made
 // under it: a view of an older branch made under the old policy is then
 // known as such, and searches index its commit again rather than answer
-// from postings of values the policy now hides (ViewUnderPolicy). An index
+// from postings of values the policy now hides (ViewsUnderPolicy). An index
 // whose policy never changed has no list, and all its views stand.
 const policyFile = "secrets-policy"
 
@@ -99,17 +99,17 @@ func recordPolicy(kbDir, fp, filter string) error {
 	return os.Rename(tmp, filepath.Join(kbDir, policyFile))
 }
 
-// ViewUnderPolicy reports whether view v was made under the secrets policy
-// fp (the current one, secrets.Policy.Fingerprint): false when the index
-// was last built under another policy, or v is not among the views made
-// since the policy changed. Searches answer only from views it accepts,
-// so a rule no longer allowed never matches through an old view.
-func ViewUnderPolicy(kbDir, fp string, v *store.View) bool {
+// ViewsUnderPolicy returns whether a view was made under the secrets
+// policy fp (the current one, secrets.Policy.Fingerprint): no view when the
+// index was last built under another policy, else those among the views
+// made since the policy changed (all of them when it never did). The
+// policy file is read once, here. Searches answer only from views it
+// accepts, so a rule no longer allowed never matches through an old view.
+func ViewsUnderPolicy(kbDir, fp string) func(v *store.View) bool {
 	rec := readPolicy(kbDir)
-	if rec.policy != fp {
-		return false
+	return func(v *store.View) bool {
+		return rec.policy == fp && (!rec.listed || rec.filters[v.Filter])
 	}
-	return !rec.listed || rec.filters[v.Filter]
 }
 
 // SecretSite is a place where a secret was redacted (never its value),
