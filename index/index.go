@@ -213,10 +213,11 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	tm.since("settings", t0)
 
 	// A view of this tree made under the same rules (secrets policy, word
-	// list, size limit) is this run's answer. One made under others is
+	// list, size limit: its filter fingerprint holds all three) is this
+	// run's answer. One made under others is
 	// not: a rule allowed then and not now would keep its values in the
 	// view of a branch checked out again.
-	if v, err := db.View(PipelineVersion, tree); err == nil && !rederive && !learn && v.Vocab == vocab.Fingerprint() && v.Filter == f.fingerprint() {
+	if v, err := db.View(PipelineVersion, tree); err == nil && !rederive && !learn && v.Filter == f.fingerprint() {
 		st.AlreadyIndexed = true
 		if err := recordPolicy(repo.KBDir(), fp, v.Filter); err != nil {
 			db.Close()
