@@ -14,6 +14,7 @@ const (
 	KindData      = "data"      // mostly literal constants: a table, not logic
 	KindChangelog = "changelog" // release notes and changelogs
 	KindMigration = "migration" // a versioned schema migration (one release's changes)
+	KindAgent     = "agent"     // instructions for AI coding agents (AGENTS.md, CLAUDE.md, .cursor/rules)
 )
 
 // PathKind tells tests, test data, examples and fixtures from their path
@@ -34,6 +35,9 @@ func PathKind(p string) string {
 	}
 	if isMigration(p) {
 		return KindMigration
+	}
+	if isAgentInstructions(p) {
+		return KindAgent
 	}
 	kind := ""
 	for rest := path.Dir(p); rest != "" && rest != "."; {
@@ -115,6 +119,48 @@ var migrationName = lazyRE(`(?i)(^|[^0-9a-z])v?[0-9]+[._][0-9]+|^[0-9]{3,}[_-]`)
 func isMigration(p string) bool {
 	base := path.Base(p)
 	return strings.EqualFold(path.Ext(base), ".sql") && migrationName().MatchString(strings.TrimSuffix(base, path.Ext(base)))
+}
+
+// agentFiles are the base names (lower case) of the instruction files
+// AI coding agents read: the AGENTS.md convention and each tool's own
+// (Claude Code, Gemini CLI, Copilot, Cursor, Windsurf, Cline, Roo, Goose).
+var agentFiles = map[string]bool{
+	"agents.md": true, "agent.md": true, "claude.md": true, "claude.local.md": true, "gemini.md": true,
+	"copilot-instructions.md": true, ".cursorrules": true, ".windsurfrules": true, ".clinerules": true,
+	".roorules": true, ".goosehints": true,
+}
+
+// agentDirs are the directories (lower case) where those tools keep their
+// rules, prompts and commands; .github/instructions and .github/prompts
+// are Copilot's.
+var agentDirs = map[string]bool{
+	".cursor": true, ".windsurf": true, ".clinerules": true, ".claude": true, ".gemini": true,
+	".roo": true, ".trae": true, ".kiro": true, ".augment": true, ".continue": true,
+}
+
+// isAgentInstructions tells the files written for AI coding agents from
+// their path. They summarise the whole project for a model (its layout,
+// every module's job, its conventions), often copied once per tool, so
+// they match a little of every question that the code itself answers:
+// hubs, like a generated spec.
+func isAgentInstructions(p string) bool {
+	lp := strings.ToLower(p)
+	if agentFiles[path.Base(lp)] {
+		return true
+	}
+	dir := path.Dir(lp)
+	if dir == ".github/instructions" || dir == ".github/prompts" ||
+		strings.HasPrefix(dir, ".github/instructions/") || strings.HasPrefix(dir, ".github/prompts/") {
+		return true
+	}
+	for rest := dir; rest != "" && rest != "."; {
+		var d string
+		d, rest, _ = strings.Cut(rest, "/")
+		if agentDirs[d] {
+			return true
+		}
+	}
+	return false
 }
 
 // hasInfix reports whether s has sub inside it, not at either end

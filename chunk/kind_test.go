@@ -44,6 +44,20 @@ func TestPathKind(t *testing.T) {
 		"db/V2.1__add_user.sql":                         KindMigration,
 		"store/mysql/scripts/polaris_server.sql":        "",
 		"schema.sql":                                    "",
+		"AGENTS.md":                                     KindAgent,
+		"server/CLAUDE.md":                              KindAgent,
+		"GEMINI.md":                                     KindAgent,
+		".github/copilot-instructions.md":               KindAgent,
+		".github/instructions/go.instructions.md":       KindAgent,
+		".cursorrules":                                  KindAgent,
+		".cursor/rules/backend.mdc":                     KindAgent,
+		".windsurf/rules/project.md":                    KindAgent,
+		".clinerules/01-style.md":                       KindAgent,
+		".claude/commands/review.md":                    KindAgent,
+		".github/workflows/ci.yml":                      "",
+		"docs/agent/overview.md":                        "",
+		"internal/agent/agent.go":                       "",
+		"cursor/rules.go":                               "",
 	} {
 		if got := PathKind(p); got != want {
 			t.Errorf("PathKind(%q) = %q, want %q", p, got, want)

@@ -824,10 +824,11 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 // content kinds need the blob's metadata, decoded only for the files that
 // could reach the page.
 func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
-	wantTests, wantChangelog := q.asksForTests(), q.asksForChangelog()
+	wantTests, wantChangelog, wantAgents := q.asksForTests(), q.asksForChangelog(), q.asksForAgents()
 	weigh := func(f *fileHits, kind string) {
 		if kind == "" || wantTests && (kind == chunk.KindTest || kind == chunk.KindExample) ||
-			wantChangelog && (kind == chunk.KindChangelog || kind == chunk.KindMigration) {
+			wantChangelog && (kind == chunk.KindChangelog || kind == chunk.KindMigration) ||
+			wantAgents && kind == chunk.KindAgent {
 			return
 		}
 		if w, ok := kindWeight[kind]; ok && w != 1 && !req.NoPriors {
@@ -888,6 +889,7 @@ var kindWeight = map[string]float64{
 	chunk.KindGenerated: 1,
 	chunk.KindChangelog: 0.5,
 	chunk.KindMigration: 0.5,
+	chunk.KindAgent:     0.5,
 }
 
 // kindReason is the reason Result.Priors gives for a file-kind demotion.
@@ -898,6 +900,7 @@ var kindReason = map[string]string{
 	chunk.KindGenerated: "generated code",
 	chunk.KindChangelog: "release notes or a changelog: a line on each change; the change's own page explains it",
 	chunk.KindMigration: "a versioned schema migration: one release's changes to the tables, not the code that uses them",
+	chunk.KindAgent:     "instructions for AI coding agents: a summary of the whole project; the code and docs it points to explain each part",
 }
 
 // testWords are query terms that ask for tests or examples.
@@ -913,6 +916,20 @@ var changelogWords = map[string]bool{
 	"版本": true, "发布说明": true, "更新日志": true, "变更": true, "变更日志": true, "新特性": true, "新功能": true,
 	"发版": true, "升级": true, "引入": true, "废弃": true,
 	"migration": true, "migrations": true, "migrate": true, "upgrade": true, "迁移": true, "表结构": true, "变更脚本": true,
+}
+
+// agentWords are query terms that ask for the instructions written for AI
+// coding agents, or for the conventions they hold.
+var agentWords = map[string]bool{
+	"agent": true, "agents": true, "ai": true, "llm": true, "claude": true, "cursor": true, "copilot": true,
+	"gemini": true, "codex": true, "windsurf": true, "cline": true, "prompt": true, "prompts": true,
+	"instructions": true, "convention": true, "conventions": true, "guidelines": true,
+	"智能体": true, "提示词": true, "大模型": true, "规范": true, "约定": true, "编码规范": true, "开发规范": true,
+}
+
+// asksForAgents reports whether the user's words ask for agent instructions.
+func (q *query) asksForAgents() bool {
+	return q.asksFor(func(w string) bool { return agentWords[w] })
 }
 
 // asksForChangelog reports whether the user's words ask for release

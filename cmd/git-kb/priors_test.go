@@ -104,3 +104,49 @@ func TestChangelogPrior(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentInstructionsPrior: the instructions written for AI coding
+// agents summarise every module of the project, so they match a little of
+// each question; they rank below the code that answers it, marked with the
+// reason, and a question about the agents' instructions leaves them alone.
+func TestAgentInstructionsPrior(t *testing.T) {
+	agents := "# 项目说明（给 AI 助手）\n\n" +
+		"- server/captcha：登录验证码，生成图形验证码并校验，验证码存在 Redis，过期五分钟。\n" +
+		"- server/user：用户注册、登录、修改密码，登录失败五次锁定账号。\n" +
+		"- server/upload：文件上传到对象存储，分片上传与断点续传。\n" +
+		"- web/src/view/login：登录页面，展示验证码图片，点击刷新验证码。\n" +
+		"编码规范：错误统一用 response.FailWithMessage 返回。\n"
+	dir := gittest.New(t, map[string]string{
+		"AGENTS.md": agents,
+		"server/captcha/captcha.go": `package captcha
+
+// Generate 生成登录用的图形验证码，答案存入 Redis，五分钟后过期。
+func Generate(store Store) (id, image string, err error) {
+	id, image, answer := driver.Generate()
+	return id, image, store.Set(id, answer, 5*time.Minute)
+}
+`,
+		"server/user/user.go": "package user\n\n// Login 校验用户名和密码，连续失败五次锁定账号。\nfunc Login(name, password string) error { return nil }\n",
+	})
+
+	q := "登录验证码是怎么生成和过期的"
+	gittest.Git(t, dir, "config", "kb.priors", "false")
+	if got := paths(searchJSON(t, dir, q)); len(got) == 0 || got[0] != "AGENTS.md" {
+		t.Fatalf("without priors %v: the summary should win on words alone, or this test shows nothing", got)
+	}
+	gittest.Git(t, dir, "config", "--unset", "kb.priors")
+	r := searchJSON(t, dir, q)
+	if got := paths(r); len(got) < 2 || got[0] != "server/captcha/captcha.go" {
+		t.Fatalf("%s: %v, want the implementation first", q, got)
+	}
+	for _, x := range r.Results {
+		if x.Path == "AGENTS.md" && (x.Prior == nil || x.Prior.Kind != chunk.KindAgent) {
+			t.Errorf("AGENTS.md not marked as agent instructions: %+v", x.Prior)
+		}
+	}
+	// Asking about the agents' conventions: no demotion.
+	r = searchJSON(t, dir, "AI 助手 编码规范 错误返回")
+	if got := paths(r); len(got) == 0 || got[0] != "AGENTS.md" || r.Results[0].Prior != nil {
+		t.Errorf("a question about the conventions: %v, prior %+v", got, r.Results[0].Prior)
+	}
+}
