@@ -289,3 +289,19 @@ func Dir(p string) string {
 	}
 	return d
 }
+
+// DocLinks counts the distinct documents a Markdown text links to within
+// its repository (links to other pages, not to images, code or the web):
+// a page's out-degree in the repository's link graph, which search
+// weighs against its in-degree to tell overview pages from the pages they
+// point to.
+func DocLinks(text string) int {
+	seen := map[string]bool{}
+	for _, imp := range markdownLinks(text) {
+		switch strings.ToLower(path.Ext(imp.Spec)) {
+		case ".md", ".mdx", ".markdown":
+			seen[path.Clean(imp.Spec)] = true
+		}
+	}
+	return len(seen)
+}

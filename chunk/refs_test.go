@@ -51,3 +51,20 @@ func TestGoPackageName(t *testing.T) {
 		}
 	}
 }
+
+func TestDocLinks(t *testing.T) {
+	text := "# 备份与恢复概述\n\n" +
+		"- 全量备份见 [快照备份](/br/br-snapshot-guide.md)，日志备份见 [PITR](br-pitr-guide.md#开启日志备份)。\n" +
+		"- 又一次提到 [快照备份](/br/br-snapshot-guide.md) 只算一次；[FAQ](../faq/backup-faq.md \"常见问题\")。\n" +
+		"- 架构图 ![架构](/media/br-arch.png)，官网 [TiDB](https://docs.pingcap.com/zh/tidb/stable/br.md)，[本页](#概述)。\n" +
+		"- 代码 [main.go](cmd/br/main.go) 不是文档。\n\n" +
+		"```markdown\n[不算](/in-a-code-fence.md)\n```\n\n" +
+		"[ref]: /br/br-checkpoint-restore.md\n"
+	// br-snapshot-guide, br-pitr-guide, backup-faq, br-checkpoint-restore
+	if got := DocLinks(text); got != 4 {
+		t.Errorf("DocLinks = %d, want 4", got)
+	}
+	if got := DocLinks("# 没有链接\n\n只有文字。\n"); got != 0 {
+		t.Errorf("no links: %d", got)
+	}
+}

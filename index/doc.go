@@ -31,4 +31,6 @@ package index
 //	3: blob metadata records the file kind (generated, data table)
 //	4: API-spec kind and MinHash in the blob metadata, vocabulary
 //	   outliers in the view (search priors and duplicate folding)
-const PipelineVersion = 4
+//	5: a Markdown file's count of links to other documents in the blob
+//	   metadata (search prior on overview pages)
+const PipelineVersion = 5

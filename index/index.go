@@ -902,6 +902,9 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 		r.meta.Kind = store.KindAPISpec
 	}
 	r.meta.MinHash = minHash(bodyTF)
+	if doc.Lang == "markdown" {
+		r.meta.Links = chunk.DocLinks(text)
+	}
 	tm.since("analyze", t0)
 	return r, text, doc
 }

@@ -44,6 +44,7 @@ const (
 	LeverFile     = "file"     // add the whole file's BM25F to its chunks' evidence
 	LeverConcept  = "concept"  // a word and its translations count once, as their best
 	LeverName     = "name"     // scale a file by how much of the question its name says
+	LeverLinks    = "links"    // demote overview pages: more links out than in
 )
 
 // Levers lists the levers and whether each is on by default. Coverage is
@@ -51,7 +52,7 @@ const (
 // questions and cost the docs and the others more (see README). Concept
 // is on: MRR@10 on all dev sets (shared + testdata/eval) polaris .449 →
 // .554, Go source .666 → .681, docs .711 → .709.
-var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true}
+var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true, LeverLinks: true}
 
 // on says whether a lever is on for this request.
 func (req Request) on(lever string) bool {

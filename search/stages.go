@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -817,6 +819,8 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 //	vocabulary  the file holds far more distinct words than files of its
 //	            length do in this repository (a message table, a glossary,
 //	            a dump): an outlier of the index's own Heaps' law fit
+//	overview    (lever "links") a Markdown page that links to more pages
+//	            of the repository than link to it: see linkWeight
 //
 // Each prior is a named factor with its reason in Result.Priors.
 //
@@ -861,6 +865,16 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 			if z := float64(f.entry.Vocab) / 10; z >= vocabOutlier {
 				f.factor(PriorFactor{Name: "vocabulary", Factor: vocabWeight,
 					Reason: fmt.Sprintf("holds far more distinct words than files of its size here (%.1f deviations above the repository's fit)", z)})
+			}
+		}
+		if req.on(LeverLinks) && m.Links > 0 && s.DB != nil { // org search (no DB) cannot count links in
+			in, err := s.inLinks(req.View, f.entry)
+			if err != nil {
+				return err
+			}
+			if r := math.Log(float64(1+m.Links) / float64(1+in)); r > 0 {
+				f.factor(PriorFactor{Name: "overview", Factor: 1 / (1 + linkWeight*r),
+					Reason: fmt.Sprintf("links to %d other pages and is linked from %d: an overview of pages that explain each part", m.Links, in)})
 			}
 		}
 		if f.prior == nil {
@@ -955,6 +969,48 @@ func (q *query) asksFor(is func(string) bool) bool {
 		}
 	}
 	return false
+}
+
+// linkWeight is the overview prior's strength: a Markdown page that
+// links to more pages of the repository than link to it is scaled by
+// 1/(1 + linkWeight*ln((1+out)/(1+in))). In the web's terms (Kleinberg's
+// HITS) such a page is a hub, and a question's answer is an authority:
+// overviews, tables of contents, FAQs and walkthroughs mention a little
+// of every topic they point to, and the page they point to explains it.
+// Measured on the docs dev sets (git kb eval --compare 'lexical;lexical
+// --ranking -links'): see README ("Generated specs, hubs and duplicates").
+var linkWeight = 0.2
+
+// inLinks counts the view's other files whose text names e's file name
+// with its extension (auto-random.md): the documents linking to it, as a
+// Markdown link writes the target's name. A name several directories
+// share (overview.md) counts the links to each of them, which only
+// weakens the demotion.
+func (s *Searcher) inLinks(v *store.View, e *store.ViewEntry) (int, error) {
+	terms := s.analyzer().Terms(path.Base(e.Path))
+	if len(terms) == 0 || !strings.Contains(terms[0], ".") {
+		return 0, nil // a name the analyzer does not keep whole (回滚指南.md)
+	}
+	var ps []store.Posting
+	err := s.DB.Postings(s.Pipeline, terms[0], v.Segments(), func(_ uint32, data []byte) error {
+		var err error
+		ps, err = store.DecodePostings(ps, data)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read postings of %q: %w", terms[0], err)
+	}
+	from := map[int]bool{}
+	for _, p := range ps {
+		if p.TF[store.FieldBody] == 0 {
+			continue // the file's own path, or another file of that name
+		}
+		i := sort.Search(len(v.Entries), func(i int) bool { return v.Entries[i].First+v.Entries[i].N > p.Chunk })
+		if i < len(v.Entries) && v.Entries[i].First <= p.Chunk && &v.Entries[i] != e && v.Entries[i].Path != e.Path {
+			from[i] = true
+		}
+	}
+	return len(from), nil
 }
 
 // Prior weights: demotions, never exclusions.

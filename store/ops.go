@@ -183,6 +183,7 @@ func (d *DB) BlobHead(pv byte, blob SHA) (*BlobMeta, error) {
 		Encoding string            `json:"enc,omitempty"`
 		Kind     string            `json:"kind,omitempty"`
 		MinHash  []byte            `json:"mh,omitempty"`
+		Links    int               `json:"links,omitempty"`
 	}
 	key := metaKey(pv, blob)
 	err := d.db.View(func(txn *badger.Txn) error {
@@ -203,7 +204,7 @@ func (d *DB) BlobHead(pv byte, blob SHA) (*BlobMeta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metadata of blob %x: %w", blob, err)
 	}
-	return &BlobMeta{Lang: h.Lang, Title: h.Title, Meta: h.Meta, Encoding: h.Encoding, Kind: h.Kind, MinHash: h.MinHash}, nil
+	return &BlobMeta{Lang: h.Lang, Title: h.Title, Meta: h.Meta, Encoding: h.Encoding, Kind: h.Kind, MinHash: h.MinHash, Links: h.Links}, nil
 }
 
 // Lengths returns the body length of each chunk of a segment.

@@ -86,6 +86,10 @@ type BlobMeta struct {
 	// little-endian uint32): near-duplicate files share most values, and
 	// search folds them into one result (SimilarMinHash). nil: too small.
 	MinHash []byte `json:"mh,omitempty"`
+	// Links is how many other documents of the repository a Markdown
+	// file links to (chunk.DocLinks): its out-degree, for the search
+	// prior on overview pages.
+	Links int `json:"links,omitempty"`
 }
 
 // MinHashSize is the number of hash values in BlobMeta.MinHash.

@@ -150,3 +150,52 @@ func Generate(store Store) (id, image string, err error) {
 		t.Errorf("a question about the conventions: %v, prior %+v", got, r.Results[0].Prior)
 	}
 }
+
+// TestOverviewPrior: a page that links to more pages of the repository
+// than link to it (an overview, a FAQ, a walkthrough) mentions a little of
+// every topic; the page it points to, which other pages also link to,
+// ranks above it, and the overview says why. --ranking -links undoes it.
+func TestOverviewPrior(t *testing.T) {
+	overview := "# 数据迁移概述\n\n" +
+		"- 全量导入大批数据：见 [物理导入](/lightning/physical-import.md)。导入中断后重新启动，能否从断点继续？可以：断点续传跳过已经导入的部分，见 [断点续传](/lightning/checkpoints.md)。\n" +
+		"- 增量同步：见 [增量同步](/dm/incremental.md)。\n" +
+		"- 数据校验：见 [数据校验](/sync-diff/overview.md)。\n" +
+		"- 分库分表合并：见 [合并](/dm/shard-merge.md)。\n" +
+		"- 导入中断和断点的常见问题见 [FAQ](/lightning/faq.md)。\n"
+	files := map[string]string{
+		"migration-overview.md": overview,
+		"lightning/checkpoints.md": "# 断点续传\n\n导入进程崩溃后重新启动，读取断点文件，跳过已经导入完成的表和数据块。\n\n" +
+			"断点文件默认存放在本地目录，也可以存放在 MySQL 数据库里，多个实例共用。\n\n" +
+			"配置项 checkpoint.enable 打开断点，checkpoint.driver 选择存放方式，checkpoint.dsn 指定数据库连接。\n\n" +
+			"相关：[物理导入](/lightning/physical-import.md)。\n",
+		"lightning/physical-import.md": "# 物理导入\n\n直接生成 SST 文件导入存储层。中断后见 [断点续传](/lightning/checkpoints.md)。\n",
+		"lightning/faq.md":             "# 常见问题\n\n导入中断后怎么办：见 [断点续传](/lightning/checkpoints.md)。\n",
+		"dm/incremental.md":            "# 增量同步\n\n读取上游 binlog。\n",
+		"dm/shard-merge.md":            "# 分库分表合并\n\n合并上游分表。见 [增量同步](/dm/incremental.md)。\n",
+		"sync-diff/overview.md":        "# 数据校验\n\n逐行比对上下游数据。\n",
+	}
+	dir := gittest.New(t, files)
+	q := "导入中断后重新启动能否从断点继续，跳过已经导入的部分"
+	r := searchJSON(t, dir, q)
+	got := paths(r)
+	if len(got) < 2 || got[0] != "lightning/checkpoints.md" {
+		t.Fatalf("%s: %v, want lightning/checkpoints.md first", q, got)
+	}
+	found := false
+	for _, x := range r.Results {
+		if x.Path != "migration-overview.md" {
+			continue
+		}
+		for _, p := range x.Priors {
+			if p.Name == "overview" && p.Factor < 1 && strings.Contains(p.Reason, "links to 6 other pages") {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the overview is not marked: %+v", r.Results)
+	}
+	if got := paths(searchJSON(t, dir, "--ranking", "-links", q)); got[0] != "migration-overview.md" {
+		t.Errorf("--ranking -links: %v, want the overview first on words alone (else this test shows nothing)", got)
+	}
+}
