@@ -14,8 +14,16 @@ Prints one JSON object per figure:
             not compete) and local p50/p95 wall ms per query process,
             top-10 file overlap, Recall@10 and MRR@10 of each (score.py's
             definitions, file level)
-  scale     --org p50/p95 as the collection grows to N published
-            repositories (copies of the docs corpus under other names)
+  scale     --org and local p50/p95 (same queries, same run) as the
+            collection grows to 1, 2, 5 and --copies published copies of
+            the first corpus (other kb.org.repo names; deleted at the end)
+
+--hybrid embeds with the hash embedder and measures, per dev set, local
+lexical and hybrid search beside --org lexical, hybrid with our fusion and
+hybrid with Weaviate's (R@10, MRR@10, p50/p95, top-10 overlap with the
+local search of the same mode). --use NAME=DIR=SET.jsonl measures
+repositories already published on a running server instead (--copies 1:
+no scale figures).
 """
 import argparse
 import json
@@ -27,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -105,28 +114,92 @@ def publish(kb, repo, name):
     return json.loads(out), ms
 
 
-def query_figures(kb, queries_dir, corpora):
+# What --hybrid measures per query, each in its own process: local search
+# lexical and hybrid, --org lexical and hybrid with our fusion and with
+# Weaviate's. (name, --org?, extra flags, the local variant it is compared with)
+HYBRID_VARIANTS = [
+    ("local_lexical", False, ["--mode", "lexical"], None),
+    ("local_hybrid", False, ["--mode", "hybrid"], None),
+    ("org_lexical", True, ["--mode", "lexical"], "local_lexical"),
+    ("org_hybrid_rrf", True, ["--mode", "hybrid", "--fusion", "rrf"], "local_hybrid"),
+    ("org_hybrid_weaviate", True, ["--mode", "hybrid", "--fusion", "weaviate"], "local_hybrid"),
+]
+DEFAULT_VARIANTS = [("local", False, [], None), ("org", True, [], "local")]
+
+
+def query_figures(kb, queries_dir, corpora, variants=DEFAULT_VARIANTS):
     for name, repo, qfile in corpora:
         qs = load(os.path.join(queries_dir, qfile))
-        loc_ms, org_ms, overlap, loc_rows, org_rows = [], [], [], [], []
+        ms = {v[0]: [] for v in variants}
+        rows = {v[0]: [] for v in variants}
+        overlap = {v[0]: [] for v in variants if v[3]}
+        modes = {v[0]: set() for v in variants}
         for q in qs:
-            out, ms = timed([kb, "search", "--json", "-n", "10", q["query"]], repo)
-            lp = paths(out)
-            loc_ms.append(ms)
-            # The same query, narrowed to this repository.
-            out, ms = timed([kb, "search", "--org", "--json", "-n", "10", q["query"] + " repo:" + name], repo)
-            op = paths(out)
-            org_ms.append(ms)
-            overlap.append(len(set(lp) & set(op)) / max(1, len(lp)))
-            loc_rows.append((lp, q["relevant"]))
-            org_rows.append((op, q["relevant"]))
-        lr, lm = metrics(loc_rows)
-        orr, om = metrics(org_rows)
-        print(json.dumps({"figure": "queries", "corpus": name, "set": qfile, "queries": len(qs),
-                          "local_ms_p50": round(pct(loc_ms, 50)), "local_ms_p95": round(pct(loc_ms, 95)),
-                          "org_ms_p50": round(pct(org_ms, 50)), "org_ms_p95": round(pct(org_ms, 95)),
-                          "top10_overlap": round(statistics.mean(overlap), 3),
-                          "local_recall10": lr, "local_mrr10": lm, "org_recall10": orr, "org_mrr10": om}), flush=True)
+            got = {}
+            for vname, org, flags, ref in variants:
+                query = q["query"] + (" repo:" + name if org else "")  # --org narrowed to this repository
+                out, t = timed([kb, "search"] + (["--org"] if org else []) + flags + ["--json", "-n", "10", query], repo)
+                got[vname] = paths(out)
+                r = json.loads(out)
+                modes[vname].add(r.get("mode", "") + ("/" + r["fusion"] if r.get("fusion") else ""))
+                ms[vname].append(t)
+                rows[vname].append((got[vname], q["relevant"]))
+                if ref:
+                    overlap[vname].append(len(set(got[ref]) & set(got[vname])) / max(1, len(got[ref])))
+        fig = {"figure": "queries", "corpus": name, "set": qfile, "queries": len(qs)}
+        for vname, _, _, ref in variants:
+            rec, mrr = metrics(rows[vname])
+            fig[vname + "_ms_p50"] = round(pct(ms[vname], 50))
+            fig[vname + "_ms_p95"] = round(pct(ms[vname], 95))
+            fig[vname + "_recall10"], fig[vname + "_mrr10"] = rec, mrr
+            if ref:
+                fig[vname + "_top10_overlap"] = round(statistics.mean(overlap[vname]), 3)
+            if variants is not DEFAULT_VARIANTS:
+                fig[vname + "_modes"] = sorted(modes[vname])
+        print(json.dumps(fig), flush=True)
+
+
+def scale_figures(kb, queries_dir, name, repo, qfile, copies, nq, url):
+    """--org and local p50/p95 (same queries, same run) as the collection
+    grows to `copies` published copies of repo (kb.org.repo NAME-copy-N),
+    which are deleted again at the end."""
+    qs = load(os.path.join(queries_dir, qfile))[:nq]
+    marks = sorted({n for n in (1, 2, 5, copies) if n <= copies})
+    n = 1
+    try:
+        for mark in marks:
+            while n < mark:
+                n += 1
+                st, pms = publish(kb, repo, f"{name}-copy-{n}")
+                print(json.dumps({"figure": "scale-publish", "copy": n, "written": st["written"], "seconds": round(pms / 1000, 1)}), flush=True)
+            sh(["git", "config", "kb.org.repo", name], repo)
+            loc, org = [], []
+            for q in qs:
+                loc.append(timed([kb, "search", "--json", "-n", "10", q["query"]], repo)[1])
+                org.append(timed([kb, "search", "--org", "--json", "-n", "10", q["query"]], repo)[1])
+            objs = sh(["curl", "-s", url + "/v1/graphql", "-H", "Content-Type: application/json", "-d",
+                       '{"query":"{Aggregate{GitKB{meta{count}}}}"}'], repo).stdout
+            count = json.loads(objs)["data"]["Aggregate"]["GitKB"][0]["meta"]["count"]
+            print(json.dumps({"figure": "scale", "copies": mark, "objects": count,
+                              "local_ms_p50": round(pct(loc, 50)), "local_ms_p95": round(pct(loc, 95)),
+                              "org_ms_p50": round(pct(org, 50)), "org_ms_p95": round(pct(org, 95))}), flush=True)
+    finally:
+        sh(["git", "config", "kb.org.repo", name], repo)
+        delete_copies(url, f"{name}-copy-*")
+
+
+def delete_copies(url, pattern):
+    """Deletes the objects of the repositories whose names match pattern
+    (Weaviate's batch delete stops at its maximum result count: repeat)."""
+    body = json.dumps({"match": {"class": "GitKB", "where": {"path": ["repo"], "operator": "Like", "valueText": pattern}},
+                       "output": "minimal"}).encode()
+    while True:
+        req = urllib.request.Request(url + "/v1/batch/objects", data=body, method="DELETE",
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=600) as r:
+            res = json.load(r)["results"]
+        if res.get("successful", 0) == 0 or res.get("matches", 0) < res.get("limit", 0):
+            return
 
 
 def main():
@@ -141,14 +214,21 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work directory and the server")
     ap.add_argument("--use", action="append", default=[],
                     help="NAME=DIR=SET.jsonl: a repository already published (kb.org.* set in DIR, kb.org.repo NAME): "
-                         "only the query figures, no server started")
+                         "the query figures (and with --copies > 1 the scale figures of the first) on its server; none started")
+    ap.add_argument("--hybrid", action="store_true",
+                    help="embed with the hash embedder (kb.embed.provider hash) and measure local lexical and hybrid "
+                         "search beside --org lexical, hybrid with our fusion (rrf) and with Weaviate's")
     a = ap.parse_args()
     kb = os.path.abspath(a.kb)
+    variants = HYBRID_VARIANTS if a.hybrid else DEFAULT_VARIANTS
     work = tempfile.mkdtemp(prefix="gitkb-org-")
     if a.use:
-        for u in a.use:
-            name, repo, qfile = u.split("=")
-            query_figures(kb, a.queries_dir, [(name, repo, qfile)])
+        used = [u.split("=") for u in a.use]
+        query_figures(kb, a.queries_dir, used, variants)
+        if a.copies > 1:
+            name, repo, qfile = used[0]
+            url = sh(["git", "config", "kb.org.url"], repo).stdout.strip()
+            scale_figures(kb, a.queries_dir, name, repo, qfile, a.copies, a.scale_queries, url)
         shutil.rmtree(work, ignore_errors=True)
         return
     wdir = os.path.join(work, "weaviate")
@@ -175,6 +255,8 @@ def main():
         for name, repo, _ in corpora:
             sh(["git", "config", "kb.org.url", url], repo)
             sh(["git", "config", "kb.org.timeoutMs", "120000"], repo)
+            if a.hybrid:
+                sh(["git", "config", "kb.embed.provider", "hash"], repo)
             sh([kb, "index", "--quiet"], repo)
             st, ms = publish(kb, repo, name)
             again, ms2 = publish(kb, repo, name)
@@ -182,23 +264,10 @@ def main():
                               "written": st["written"], "seconds": round(ms / 1000, 1),
                               "chunks_per_s": round(st["written"] / (ms / 1000), 1),
                               "republish_written": again["written"], "republish_seconds": round(ms2 / 1000, 2)}), flush=True)
-        query_figures(kb, a.queries_dir, corpora)
-        if a.docs and a.copies > 1:
+        query_figures(kb, a.queries_dir, corpora, variants)
+        if corpora and a.copies > 1:
             name, repo, qfile = corpora[0]
-            qs = load(os.path.join(a.queries_dir, qfile))[: a.scale_queries]
-            published = 1 + (1 if a.gosrc else 0) + (1 if a.polaris else 0)
-            marks = sorted({n for n in (1, 2, 5, a.copies) if n <= a.copies})
-            n = 1
-            for mark in marks:
-                while n < mark:
-                    n += 1
-                    publish(kb, repo, f"docs-copy-{n}")
-                ms = [timed([kb, "search", "--org", "--json", "-n", "10", q["query"]], repo)[1] for q in qs]
-                objs = sh(["curl", "-s", url + "/v1/graphql", "-H", "Content-Type: application/json", "-d",
-                           '{"query":"{Aggregate{GitKB{meta{count}}}}"}'], work).stdout
-                count = json.loads(objs)["data"]["Aggregate"]["GitKB"][0]["meta"]["count"]
-                print(json.dumps({"figure": "scale", "docs_copies": mark, "repos": mark + published - 1, "objects": count,
-                                  "org_ms_p50": round(pct(ms, 50)), "org_ms_p95": round(pct(ms, 95))}), flush=True)
+            scale_figures(kb, a.queries_dir, name, repo, qfile, a.copies, a.scale_queries, url)
     finally:
         if not a.keep:
             subprocess.run(["bash", os.path.join(HERE, "weaviate.sh"), "stop", wdir])

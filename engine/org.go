@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-kb/git-kb/ann"
@@ -170,6 +171,22 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 		want[key] = true
 		if have[key] != int(e.N) {
 			todo = append(todo, e)
+		}
+	}
+	if stats.Vectors > 0 {
+		// A collection holds vectors of one dimension (Weaviate refuses
+		// others): those of another are left out, the chunks published
+		// for lexical search.
+		all, err := c.Corpus(ctx, org.Filter{}, nil)
+		if err != nil {
+			return nil, err
+		}
+		for name, o := range all.Repos {
+			if name != repo && o.Vectors > 0 && o.Dim != stats.Dim {
+				k.opt.note("%s holds vectors of %d dimensions (%s, from %s), this repository's are of %d (%s): publishing without vectors; git kb search --org finds it lexically", c.Collection(), o.Dim, o.Model, name, stats.Dim, stats.Model)
+				vecs, stats.Model, stats.Dim, stats.Vectors = nil, "", 0, 0
+				break
+			}
 		}
 	}
 	if stats.Vectors > 0 {
@@ -392,9 +409,37 @@ type OrgSearchRequest struct {
 	// Path, if set, keeps files matching these comma-separated patterns
 	// (search.PathScope), as a path: operator would.
 	Path string
+	// Mode is search.ModeLexical, ModeDense or ModeHybrid; "" is hybrid
+	// when this repository has an embedder, else lexical.
+	Mode string
+	// Fusion merges the two lists of a hybrid search: OrgFusionWeaviate
+	// (default) takes Weaviate's own hybrid ranking, search.FusionRRF or
+	// FusionDBSF fuse here as local search does (OrgDefaultFusion).
+	Fusion string
 	// Explain fills in each result's Explain (the parts of its score).
 	Explain bool
 }
+
+// OrgFusionWeaviate is OrgSearchRequest.Fusion for Weaviate's hybrid
+// fusion (relative scores, weighted by OrgAlpha).
+const OrgFusionWeaviate = "weaviate"
+
+// OrgDefaultFusion is how a hybrid org search fuses unless told: measured
+// on docs-dev and polaris-dev with the hash embedder (bench/org.py
+// --hybrid), Recall@10/MRR@10 were .850/.689 and .825/.654 with
+// Weaviate's fusion at alpha 0.25, against .817/.714 and .675/.494 with
+// ours (RRF over local search's lexical ranking and Weaviate's nearest
+// chunks, which reproduces local hybrid search: top-10 overlap .987 and
+// .960) and .833/.696 and .725/.515 with ours by DBSF. It is also the
+// faster: one Weaviate query for both sides, no candidates' chunks.
+const OrgDefaultFusion = OrgFusionWeaviate
+
+// OrgAlpha weighs the vector side of Weaviate's hybrid fusion
+// (OrgFusionWeaviate): 0 BM25 only, 1 vectors only. Measured as above:
+// 0.25 .850/.689 and .825/.654, 0.5 .850/.657 and .800/.615, 0.75
+// (Weaviate's default) .717/.583 and .675/.463. The hash embedder is
+// lexical itself; a semantic model may deserve more.
+const OrgAlpha = 0.25
 
 // repoOp matches repo:NAME and -repo:NAME in a query.
 var repoOp = regexp.MustCompile(`(?i)(^|\s)(-?)repo:("[^"]*"|\S+)`)
@@ -407,6 +452,18 @@ var repoOp = regexp.MustCompile(`(?i)(^|\s)(-?)repo:("[^"]*"|\S+)`)
 // repositories searched. The query language's filters (path:, lang:,
 // tag:, owner:, and repo: here) run in Weaviate, phrases and exclusions on
 // the chunks it returns.
+//
+// Hybrid (an embedder here, vectors of its model published, as the
+// repositories' statistics objects say): the query is embedded here, and
+// by default Weaviate's hybrid query ranks the chunks (its fusion of
+// BM25F over our terms and the vector, OrgAlpha), local search's stages
+// then grouping them by file, applying priors and filters. With
+// Fusion rrf or dbsf, Weaviate's nearVector finds the nearest chunks of
+// the repositories whose vectors are comparable and local search's
+// fusion merges them with the lexical ranking above, as it merges its own
+// vector hits. Vectors of another model are never compared with the
+// query: the response says so (Degraded), and those repositories are
+// searched lexically.
 func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Response, error) {
 	start := time.Now()
 	if r.K <= 0 {
@@ -414,6 +471,23 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 	}
 	if r.PerFile <= 0 {
 		r.PerFile = 1
+	}
+	switch r.Mode {
+	case "":
+		r.Mode = search.ModeLexical
+		if k.Dense != nil {
+			r.Mode = search.ModeHybrid
+		}
+	case search.ModeLexical, search.ModeDense, search.ModeHybrid:
+	default:
+		return nil, Usagef("mode %s: want lexical, dense or hybrid", r.Mode)
+	}
+	switch r.Fusion {
+	case "":
+		r.Fusion = OrgDefaultFusion
+	case search.FusionRRF, search.FusionDBSF, OrgFusionWeaviate:
+	default:
+		return nil, Usagef("fusion %s: want rrf, dbsf or %s", r.Fusion, OrgFusionWeaviate)
 	}
 	var f org.Filter
 	raw := repoOp.ReplaceAllStringFunc(r.Query, func(m string) string {
@@ -445,8 +519,11 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 	}
 	f.PathLike, f.NotPathLike = likePatterns(q.Paths), likePatterns(q.NotPaths)
 	f.Langs, f.NotLangs, f.Tags, f.Owners = q.Langs, q.NotLangs, q.Tags, q.Owners
-	req := search.Request{Query: raw, Parsed: q, K: r.K, PerFile: r.PerFile, Mode: search.ModeLexical, Explain: r.Explain,
+	req := search.Request{Query: raw, Parsed: q, K: r.K, PerFile: r.PerFile, Mode: search.ModeLexical, Fusion: r.Fusion, Explain: r.Explain,
 		StaleAfter: k.Settings.StaleAfter, NoPriors: !k.Settings.Priors, NoExpand: !k.Settings.Expand}
+	if req.Fusion == OrgFusionWeaviate {
+		req.Fusion = search.FusionRRF
+	}
 	terms, err := search.QueryTerms(req)
 	if err != nil {
 		return nil, &UsageError{err.Error()}
@@ -460,29 +537,113 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		resp.TookMs = time.Since(start).Milliseconds()
 		return resp, nil
 	}
-	// Candidates: the files of the best chunks by Weaviate's BM25F over
-	// the query's terms, expansions included; meanwhile the statistics of
-	// the repositories searched.
 	timings := map[string]float64{}
-	lap := func(stage string, t time.Time) { timings[stage] = float64(time.Since(t).Microseconds()) / 1000 }
+	var tmu sync.Mutex
+	lap := func(stage string, t time.Time) {
+		tmu.Lock()
+		timings[stage] = float64(time.Since(t).Microseconds()) / 1000
+		tmu.Unlock()
+	}
+	var degraded []string
+	if r.Mode != search.ModeLexical && k.Dense == nil {
+		degraded = append(degraded, "dense retrieval is off: no embedder configured here (see git kb search --help), so the org index is searched lexically")
+		r.Mode = search.ModeLexical
+	}
+	// The statistics of the repositories searched, and meanwhile the
+	// query's embedding; the vector side then asks Weaviate for the
+	// nearest chunks of the repositories whose vectors it can compare.
 	var corpus *org.Corpus
-	var corpusErr error
-	var corpusTook time.Duration // timed apart: lap's map is not the goroutine's to write
-	done := make(chan struct{})
+	var dense *orgDense
+	var corpusErr, denseErr error
+	corpusDone, denseDone := make(chan struct{}), make(chan struct{})
+	var qvec []float32
+	var qvecErr error
+	qvecDone := make(chan struct{})
+	if r.Mode != search.ModeLexical {
+		go func() {
+			defer close(qvecDone)
+			t0 := time.Now()
+			qvec, qvecErr = k.Dense.QueryVector(ctx, k.Secrets, raw)
+			lap("org: embed query", t0)
+		}()
+	} else {
+		close(qvecDone)
+	}
 	go func() {
-		defer close(done)
+		defer close(corpusDone)
 		t0 := time.Now()
 		corpus, corpusErr = c.Corpus(ctx, f, terms)
-		corpusTook = time.Since(t0)
+		lap("org: statistics", t0)
 	}()
-	t0 := time.Now()
 	// The user's own words twice: Weaviate's BM25 counts a word repeated
 	// in the query more, as local search weighs expansions below them.
 	qterms := append(append([]string(nil), terms...), resp.Terms...)
-	cands, err := c.Files(ctx, org.Query{Terms: qterms, Limit: orgCandidateChunks, Filter: f}, orgCandidateFiles(r.K))
-	lap("org: candidates", t0)
-	<-done
-	timings["org: statistics"] = float64(corpusTook.Microseconds()) / 1000
+	wfused := r.Mode == search.ModeHybrid && r.Fusion == OrgFusionWeaviate
+	go func() {
+		defer close(denseDone)
+		<-corpusDone
+		<-qvecDone
+		if r.Mode == search.ModeLexical || corpusErr != nil {
+			return
+		}
+		if qvecErr != nil {
+			degraded = append(degraded, "dense retrieval failed: "+qvecErr.Error())
+			return
+		}
+		var why string
+		dense, why = k.orgDenseScope(corpus, f, qvec)
+		if why != "" {
+			degraded = append(degraded, why)
+		}
+		if dense == nil {
+			return
+		}
+		t0 := time.Now()
+		nq := org.Query{Vector: qvec, Limit: orgDenseChunks, Filter: dense.filter}
+		if wfused {
+			if len(dense.refused) > 0 {
+				// Weaviate's fusion cannot leave those repositories' vectors
+				// out of one query without leaving out their words.
+				degraded = append(degraded, "Weaviate's fusion cannot leave those repositories' vectors out and keep their words: answered lexically (--fusion rrf keeps the vector side for the others)")
+				dense = nil
+				return
+			}
+			nq.Terms, nq.Alpha, nq.Limit = qterms, OrgAlpha, orgDenseChunks
+		}
+		dense.hits, denseErr = c.Search(ctx, nq)
+		lap("org: vectors", t0)
+	}()
+	// The lexical side: the files of the best chunks by Weaviate's BM25F
+	// over the query's terms, expansions included, then every chunk of
+	// them that holds a term, the evidence local search would have of
+	// those files.
+	lexical := func() ([]org.Chunk, error) {
+		t0 := time.Now()
+		cands, err := c.Files(ctx, org.Query{Terms: qterms, Limit: orgCandidateChunks, Filter: f}, orgCandidateFiles(r.K))
+		lap("org: candidates", t0)
+		if err != nil {
+			return nil, err
+		}
+		if scope != nil {
+			kept := cands[:0]
+			for _, f := range cands {
+				if scope(f.Path) {
+					kept = append(kept, f)
+				}
+			}
+			cands = kept
+		}
+		t0 = time.Now()
+		chunks, err := c.FileChunks(ctx, cands, terms)
+		lap("org: chunks", t0)
+		return chunks, err
+	}
+	var chunks []org.Chunk
+	if !wfused && r.Mode != search.ModeDense {
+		chunks, err = lexical()
+	}
+	<-corpusDone
+	<-denseDone
 	if err == nil {
 		err = corpusErr
 	}
@@ -492,30 +653,103 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		}
 		return nil, err
 	}
-	if scope != nil {
-		kept := cands[:0]
-		for _, f := range cands {
-			if scope(f.Path) {
-				kept = append(kept, f)
-			}
+	if denseErr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		cands = kept
+		degraded = append(degraded, "dense retrieval failed: "+denseErr.Error())
+		dense = nil
 	}
-	// Every chunk of the candidates that holds a term: the evidence local
-	// search would have of those files.
-	t0 = time.Now()
-	chunks, err := c.FileChunks(ctx, cands, terms)
-	if err != nil {
-		return nil, err
+	if dense != nil {
+		req.Mode = r.Mode
+		if wfused {
+			dense.fused = OrgFusionWeaviate
+		}
+		if scope != nil {
+			kept := dense.hits[:0]
+			for _, h := range dense.hits {
+				if scope(h.Path) {
+					kept = append(kept, h)
+				}
+			}
+			dense.hits = kept
+		}
+	} else if wfused || r.Mode == search.ModeDense {
+		// No vector side, and no lexical side asked for: the lexical
+		// answer (Degraded says why).
+		if chunks, err = lexical(); err != nil {
+			return nil, err
+		}
 	}
-	lap("org: chunks", t0)
-	t0 = time.Now()
-	resp, err = orgRank(ctx, req, resp, corpus, chunks, start)
+	t0 := time.Now()
+	resp, err = orgRank(ctx, req, resp, corpus, chunks, dense, start)
 	if resp != nil {
 		lap("org: rank", t0)
 		resp.Timings = timings
+		if len(degraded) > 0 {
+			if resp.Degraded != "" {
+				degraded = append(degraded, resp.Degraded)
+			}
+			resp.Degraded = strings.Join(degraded, "; ")
+		}
 	}
 	return resp, err
+}
+
+// orgDense is the vector side of an org search: which repositories'
+// vectors it compares with the query's, what Weaviate found there.
+type orgDense struct {
+	filter          org.Filter
+	model           string
+	vectors, chunks int      // chunks with a comparable vector, of all searched
+	refused         []string // repositories whose vectors are of another model
+	hits            []org.Hit
+	fused           string
+}
+
+// orgDenseScope decides which repositories' vectors the query's vector
+// qv may be compared with: those published by the same embedder (model
+// and input version) with its dimension, as their statistics objects
+// record. nil, with why, when none can be; why also names the
+// repositories refused or without vectors.
+func (k *Engine) orgDenseScope(corpus *org.Corpus, f org.Filter, qv []float32) (*orgDense, string) {
+	d := &orgDense{model: OrgModel(k.Dense.Embedder.ID())}
+	var ok, none []string
+	for repo, st := range corpus.Repos {
+		d.chunks += st.Chunks
+		switch {
+		case st.Vectors == 0:
+			none = append(none, repo)
+		case st.Model != d.model || st.Dim != len(qv):
+			d.refused = append(d.refused, fmt.Sprintf("%s (%s, %d dims)", repo, st.Model, st.Dim))
+		default:
+			ok = append(ok, repo)
+			d.vectors += st.Vectors
+		}
+	}
+	sort.Strings(ok)
+	sort.Strings(none)
+	sort.Strings(d.refused)
+	var why []string
+	if len(d.refused) > 0 {
+		why = append(why, fmt.Sprintf("vectors of %s are not comparable with this repository's embedder (%s, %d dims): those repositories are searched lexically only", strings.Join(d.refused, ", "), d.model, len(qv)))
+	}
+	if len(ok) == 0 {
+		if len(none) > 0 && len(d.refused) == 0 {
+			why = append(why, "no vectors published (git kb publish from an embedded repository writes them): the org index is searched lexically")
+		}
+		return nil, strings.Join(why, "; ")
+	}
+	if d.vectors < d.chunks {
+		why = append(why, fmt.Sprintf("published vectors cover %d of %d chunks searched: the others are found lexically only", d.vectors, d.chunks))
+	}
+	d.filter = f
+	if len(d.refused) > 0 {
+		// Only the comparable repositories' chunks: within the user's
+		// repo: choice, as the statistics were read.
+		d.filter.Repos, d.filter.NotRepos = ok, nil
+	}
+	return d, strings.Join(why, "; ")
 }
 
 // Candidates of an org search: the files of the best orgCandidateChunks
@@ -528,12 +762,34 @@ const orgCandidateChunks = 400
 
 func orgCandidateFiles(k int) int { return 5*k + 50 }
 
+// orgDenseChunks is how many chunks the vector side asks Weaviate for:
+// as deep as local search's vector list goes into fusion.
+const orgDenseChunks = 100
+
 // orgRank ranks an org search's candidate chunks with local search's
 // stages (search.Searcher over an overlay of them, no database): BM25F
 // per chunk and per file with the collection's statistics, cross-lingual
-// concepts, file names, priors, near-duplicate folding, snippets. Each
-// result then names its repository and commit.
-func orgRank(ctx context.Context, req search.Request, resp *search.Response, corpus *org.Corpus, chunks []org.Chunk, start time.Time) (*search.Response, error) {
+// concepts, file names, priors, near-duplicate folding, snippets; in
+// hybrid mode fused with the vector side's hits (dense). Each result then
+// names its repository and commit.
+func orgRank(ctx context.Context, req search.Request, resp *search.Response, corpus *org.Corpus, chunks []org.Chunk, dense *orgDense, start time.Time) (*search.Response, error) {
+	type chunkKey struct {
+		repo, blob, path string
+		ordinal          int
+	}
+	seen := map[chunkKey]bool{}
+	for _, ch := range chunks {
+		seen[chunkKey{ch.Repo, ch.Blob, ch.Path, ch.Ordinal}] = true
+	}
+	if dense != nil {
+		// The vector side's chunks join the lexical side's candidates.
+		for _, h := range dense.hits {
+			if key := (chunkKey{h.Repo, h.Blob, h.Path, h.Ordinal}); !seen[key] {
+				seen[key] = true
+				chunks = append(chunks, h.Chunk)
+			}
+		}
+	}
 	type fileKey struct{ repo, path string }
 	type file struct {
 		repo, path, commit string
@@ -562,6 +818,8 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		ordinals           []int
 	}
 	origins := map[string]*origin{}
+	// Where each chunk is in the overlay: file and chunk index.
+	at := map[chunkKey][2]int{}
 	ov := &search.Overlay{Vocab: map[string]uint8{}}
 	for _, fl := range order {
 		sort.Slice(fl.chunks, func(i, j int) bool { return fl.chunks[i].Ordinal < fl.chunks[j].Ordinal })
@@ -580,6 +838,7 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		copy(af.Blob[:], blob)
 		o := &origin{repo: fl.repo, path: fl.path, commit: fl.commit}
 		for _, ch := range fl.chunks {
+			at[chunkKey{ch.Repo, ch.Blob, ch.Path, ch.Ordinal}] = [2]int{len(ov.Files), len(af.Chunks)}
 			tf := map[string][store.NumFields]uint16{}
 			for f, terms := range ch.Terms {
 				for _, t := range strings.Fields(terms) {
@@ -605,6 +864,15 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		ov.Files = append(ov.Files, af)
 		ov.Vocab[p] = first.File.Vocab
 		origins[p] = o
+	}
+	if dense != nil {
+		od := &search.OverlayDense{Fused: dense.fused, Model: dense.model, Vectors: dense.vectors, Chunks: dense.chunks}
+		for _, h := range dense.hits {
+			if x, ok := at[chunkKey{h.Repo, h.Blob, h.Path, h.Ordinal}]; ok {
+				od.Hits = append(od.Hits, search.OverlayHit{File: x[0], Chunk: x[1], Score: h.Score})
+			}
+		}
+		ov.Dense = od
 	}
 	cp := &search.Corpus{DF: corpus.DF, FileDF: corpus.FileDF}
 	for _, st := range corpus.Repos {
@@ -638,6 +906,7 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		}
 		resp.Results = append(resp.Results, x)
 	}
+	resp.Mode, resp.Fusion, resp.Dense, resp.Degraded = ranked.Mode, ranked.Fusion, ranked.Dense, ranked.Degraded
 	resp.Expansions = ranked.Expansions
 	resp.StaleAfter = ranked.StaleAfter
 	resp.TookMs = time.Since(start).Milliseconds()

@@ -192,7 +192,7 @@ func TestOrgPublishAndSearch(t *testing.T) {
 	}
 
 	// The MCP server's backend (hybrid_search with org: true).
-	r0, err := NewShared(docs).OrgSearch(ctx, "发布失败后如何回滚", "docs/runbook/", 3)
+	r0, err := NewShared(docs).OrgSearch(ctx, "发布失败后如何回滚", "docs/runbook/", "", 3)
 	if err != nil || len(r0.Results) != 1 || r0.Results[0].Path != "docs/runbook/rollback.md" || r0.Results[0].Repo != "team/docs" {
 		t.Fatalf("Shared.OrgSearch: %v %v", err, r0)
 	}
@@ -453,6 +453,12 @@ func TestOrgPublishVectors(t *testing.T) {
 	if n := vectorObjects(t, srv.URL, c.Collection()); n != 0 {
 		t.Fatalf("%d objects with vectors before embedding", n)
 	}
+	// No vectors published: an org search with an embedder here is
+	// lexical, and says why.
+	r, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "发布失败后如何回滚", K: 4})
+	if err != nil || r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "no vectors published") || len(r.Results) == 0 {
+		t.Fatalf("org search before vectors: %v %+v", err, r)
+	}
 	// Embedded now: the next publish writes the vectors.
 	if err := EmbedAfterIndex(ctx, k.Repo, k.Embed, ist, "sync", Options{}); err != nil {
 		t.Fatal(err)
@@ -473,6 +479,105 @@ func TestOrgPublishVectors(t *testing.T) {
 	st3, err := k.Publish(ctx, PublishRequest{})
 	if err != nil || st3.Written != 0 || st3.Deleted != 0 || st3.Objects != st.Chunks {
 		t.Fatalf("republish: %+v (%v)", st3, err)
+	}
+
+	// Hybrid: the query embedded here, Weaviate's nearest chunks fused
+	// with the lexical side as local hybrid search fuses its own.
+	const query = "发布失败后如何回滚"
+	local, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: query, K: 4, Mode: search.ModeHybrid}})
+	if err != nil || local.Mode != search.ModeHybrid {
+		t.Fatalf("local hybrid: %v %+v", err, local)
+	}
+	for _, fusion := range []string{"", search.FusionRRF} {
+		r, err := k.OrgSearch(ctx, OrgSearchRequest{Query: query, K: 4, Fusion: fusion})
+		want := fusion
+		if want == "" {
+			want = OrgFusionWeaviate
+		}
+		if err != nil || r.Mode != search.ModeHybrid || r.Fusion != want || r.Degraded != "" || r.Dense == nil ||
+			r.Dense.Model != OrgModel(k.Dense.Embedder.ID()) || r.Dense.Vectors != st.Chunks || len(r.Results) == 0 ||
+			r.Results[0].Path != "docs/runbook/rollback.md" || r.Results[0].Repo != "team/vec" {
+			t.Fatalf("org hybrid (%s): %v %+v %v", want, err, r, orgPaths(r))
+		}
+		if fusion == search.FusionRRF && fmt.Sprint(paths(r)) != fmt.Sprint(paths(local)) {
+			t.Errorf("org hybrid ranks %v, local hybrid %v", paths(r), paths(local))
+		}
+	}
+	r, err = k.OrgSearch(ctx, OrgSearchRequest{Query: query, K: 4, Mode: search.ModeDense})
+	if err != nil || r.Mode != search.ModeDense || len(r.Results) == 0 || r.Results[0].DenseRank != 1 {
+		t.Fatalf("org dense: %v %+v", err, r)
+	}
+
+	// Another repository's vectors of another model with the same
+	// dimension (its statistics say so): refused, that repository
+	// searched lexically only, the dense side kept to this one's.
+	otherFiles := map[string]string{"ops/rollback.md": "# 回滚\n\n发布失败后回滚到上一个版本。\n"}
+	other, otherDir := orgEngine(t, otherFiles, srv.URL, "kb.org.repo", "team/other", "kb.embed.provider", "hash")
+	ost, err := IndexCommit(ctx, other.Repo, "HEAD", Options{})
+	if err == nil {
+		err = EmbedAfterIndex(ctx, other.Repo, other.Embed, ost, "sync", Options{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reopen(t, otherDir).Publish(ctx, PublishRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	ors, _, err := c.Stats(ctx, "team/other")
+	if err != nil || ors.Vectors == 0 {
+		t.Fatalf("team/other published no vectors: %+v %v", ors, err)
+	}
+	ors.Model = "bge-m3|input-v1"
+	if err := c.WriteStats(ctx, "team/other", ors); err != nil {
+		t.Fatal(err)
+	}
+	// Weaviate's fusion cannot leave them out: lexical, said so.
+	r, err = k.OrgSearch(ctx, OrgSearchRequest{Query: query, K: 4})
+	if err != nil || r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "team/other (bge-m3") || !strings.Contains(r.Degraded, "answered lexically") {
+		t.Fatalf("org hybrid (Weaviate's fusion) beside another model: %v %+v", err, r)
+	}
+	r, err = k.OrgSearch(ctx, OrgSearchRequest{Query: query, K: 4, Fusion: search.FusionRRF})
+	if err != nil || r.Mode != search.ModeHybrid || !strings.Contains(r.Degraded, "team/other (bge-m3") || !strings.Contains(r.Degraded, "searched lexically only") {
+		t.Fatalf("org hybrid beside another model: %v %+v", err, r)
+	}
+	repos := map[string]bool{}
+	for _, x := range r.Results {
+		repos[x.Repo] = true
+		if x.DenseRank > 0 && x.Repo != "team/vec" {
+			t.Errorf("a vector of another model was compared with the query: %+v", x)
+		}
+	}
+	if !repos["team/other"] || !repos["team/vec"] {
+		t.Errorf("both repositories should be found (one lexically): %v", orgPaths(r))
+	}
+	// An embedder of another dimension here: every published vector
+	// refused, the answer lexical; publishing its vectors is refused too
+	// (a collection holds one dimension), its chunks published without.
+	small, smallDir := orgEngine(t, otherFiles, srv.URL, "kb.org.repo", "team/small", "kb.embed.provider", "hash", "kb.embed.dimensions", "128")
+	r, err = small.OrgSearch(ctx, OrgSearchRequest{Query: query + " repo:team/vec", K: 4})
+	if err != nil || r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "team/vec (hash-v1/512") || len(r.Results) == 0 {
+		t.Fatalf("org search of another dimension's vectors only: %v %+v", err, r)
+	}
+	sst, err := IndexCommit(ctx, small.Repo, "HEAD", Options{})
+	if err == nil {
+		err = EmbedAfterIndex(ctx, small.Repo, small.Embed, sst, "sync", Options{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reopen(t, smallDir).Publish(ctx, PublishRequest{}); err != nil {
+		t.Fatalf("publishing vectors of another dimension: %v", err)
+	}
+	if srs, ok, err := c.Stats(ctx, "team/small"); err != nil || !ok || srs.Vectors != 0 || srs.Chunks == 0 {
+		t.Fatalf("team/small: %+v %v %v", srs, ok, err)
+	}
+	// No embedder here: lexical, and an explicit hybrid says why.
+	plain, _ := orgEngine(t, map[string]string{"a.md": "# a\n"}, srv.URL)
+	if r, err = plain.OrgSearch(ctx, OrgSearchRequest{Query: query, K: 4}); err != nil || r.Mode != search.ModeLexical || r.Degraded != "" {
+		t.Fatalf("org search without an embedder: %v %+v", err, r)
+	}
+	if r, err = plain.OrgSearch(ctx, OrgSearchRequest{Query: query, K: 4, Mode: search.ModeHybrid}); err != nil || r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "no embedder") {
+		t.Fatalf("org hybrid without an embedder: %v %+v", err, r)
 	}
 }
 

@@ -70,8 +70,8 @@ func (s *Shared) Search(ctx context.Context, req search.Request, rev string) (*s
 
 // OrgSearch searches every repository published to the org index
 // (kb.org.url): no lock, as it reads nothing local.
-func (s *Shared) OrgSearch(ctx context.Context, query, path string, k int) (*search.Response, error) {
-	resp, err := s.k.OrgSearch(ctx, OrgSearchRequest{Query: query, Path: path, K: k})
+func (s *Shared) OrgSearch(ctx context.Context, query, path, mode string, k int) (*search.Response, error) {
+	resp, err := s.k.OrgSearch(ctx, OrgSearchRequest{Query: query, Path: path, Mode: mode, K: k})
 	return resp, Friendly(err)
 }
 

@@ -50,7 +50,9 @@ type Backend interface {
 	DenseOn() bool
 	// OrgSearch searches every repository published to the organisation's
 	// index (git kb publish, kb.org.url); path filters as Search's scope.
-	OrgSearch(ctx context.Context, query, path string, k int) (*search.Response, error)
+	// mode as hybrid_search's ("": hybrid with an embedder and
+	// comparable vectors published, else lexical).
+	OrgSearch(ctx context.Context, query, path, mode string, k int) (*search.Response, error)
 	// OrgRepo is the name the repository is published under in the org
 	// index: get_document reads org citations that name it.
 	OrgRepo(ctx context.Context) string
@@ -239,7 +241,7 @@ type SearchIn struct {
 	Mode     string  `json:"mode,omitempty" jsonschema:"lexical, dense or hybrid (default hybrid when an embedder is configured, else lexical)"`
 	Related  bool    `json:"related,omitempty" jsonschema:"also list, after strong matches, the definitions of names they use and the files they import or that import them (match: related)"`
 	Repo     string  `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
-	Org      bool    `json:"org,omitempty" jsonschema:"search every repository published to the organisation's index (git kb publish) instead of this one; results name their repo and citations read <repo>@<commit>:<path>#L<a>-L<b>; repo:NAME in the query narrows it; lexical"`
+	Org      bool    `json:"org,omitempty" jsonschema:"search every repository published to the organisation's index (git kb publish) instead of this one; results name their repo and citations read <repo>@<commit>:<path>#L<a>-L<b>; repo:NAME in the query narrows it; hybrid when vectors of this repository's embedder are published, else lexical"`
 }
 
 // KeywordIn are keyword_search's arguments.
@@ -262,8 +264,8 @@ func (t *tools) hybridSearch(ctx context.Context, _ *sdk.CallToolRequest, in Sea
 		return nil, nil, err
 	}
 	if in.Org {
-		if in.Rev != "" || in.Related || (in.Mode != "" && in.Mode != search.ModeLexical) {
-			return nil, nil, errors.New("org: true searches what each repository published, lexically: leave out rev, related and mode")
+		if in.Rev != "" || in.Related {
+			return nil, nil, errors.New("org: true searches what each repository published: leave out rev and related")
 		}
 		k := in.TopK
 		switch {
@@ -275,7 +277,7 @@ func (t *tools) hybridSearch(ctx context.Context, _ *sdk.CallToolRequest, in Sea
 		if strings.TrimSpace(in.Query) == "" {
 			return nil, nil, errors.New("query is empty: say what to look for")
 		}
-		resp, err := r.Backend.OrgSearch(ctx, in.Query, in.Path, k)
+		resp, err := r.Backend.OrgSearch(ctx, in.Query, in.Path, in.Mode, k)
 		if err != nil {
 			return nil, nil, err
 		}

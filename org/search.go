@@ -74,76 +74,90 @@ func (f Filter) where() *filters.WhereBuilder {
 type Query struct {
 	// Terms are the query's terms as our analyzer cuts them.
 	Terms []string
-	// Vector, if set, makes the search hybrid (Weaviate's relative-score
-	// fusion of BM25 over Terms and the vector), weighted by Alpha (0:
-	// BM25 only, 1: vector only).
+	// Vector, if set, is the query's embedding: alone, the search is
+	// Weaviate's nearVector (cosine); with Terms, Weaviate's hybrid
+	// (relative-score fusion of BM25F over Terms and the vector),
+	// weighted by Alpha (0: BM25 only, 1: vector only).
 	Vector []float32
 	Alpha  float32
 	Limit  int // chunks wanted
 	Filter Filter
 }
 
-// Hit is one chunk found, with its score.
+// Hit is one chunk found, with its score: BM25F, the hybrid's fused
+// score, or for a vector alone the cosine similarity.
 type Hit struct {
 	Chunk
 	Score float64
 }
 
-// Search ranks chunks by BM25F over the published terms (hybrid with
-// Vector), with Filter applied inside Weaviate.
+// bm25Props are the terms properties BM25F ranks by, with the local
+// field weights.
+func bm25Props() []string {
+	return []string{
+		weighted(pBody, FieldWeights[0]), weighted(pHeadTerms, FieldWeights[1]),
+		weighted(pPathTerms, FieldWeights[2]), weighted(pSymTerms, FieldWeights[3]),
+	}
+}
+
+// Search ranks chunks by BM25F over the published terms, by vector
+// similarity, or both (Query.Vector), with Filter applied inside
+// Weaviate, and reads everything an org search ranks them by.
 func (c *Client) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
-	props := []string{
-		weighted(pBody, FieldWeights[0]), weighted(pHeadTerms, FieldWeights[1]),
-		weighted(pPathTerms, FieldWeights[2]), weighted(pSymTerms, FieldWeights[3]),
-	}
 	text := strings.Join(q.Terms, " ")
-	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(q.Limit).WithFields(
-		graphql.Field{Name: pRepo}, graphql.Field{Name: pRemote}, graphql.Field{Name: pCommit},
-		graphql.Field{Name: pBlob}, graphql.Field{Name: pPath}, graphql.Field{Name: pOrdinal},
-		graphql.Field{Name: pStart}, graphql.Field{Name: pEnd}, graphql.Field{Name: pTitle},
-		graphql.Field{Name: pHeading}, graphql.Field{Name: pLang}, graphql.Field{Name: pTags},
-		graphql.Field{Name: pOwner}, graphql.Field{Name: pSymbols}, graphql.Field{Name: pText},
-		graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "score"}}},
-	)
-	if len(q.Vector) > 0 {
-		get = get.WithHybrid(c.c.GraphQL().HybridArgumentBuilder().WithQuery(text).WithProperties(props).
+	add := graphql.Field{Name: "score"}
+	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(q.Limit)
+	switch {
+	case len(q.Vector) > 0 && len(q.Terms) > 0:
+		get = get.WithHybrid(c.c.GraphQL().HybridArgumentBuilder().WithQuery(text).WithProperties(bm25Props()).
 			WithVector(q.Vector).WithAlpha(q.Alpha).WithFusionType(graphql.RelativeScore))
-	} else {
-		get = get.WithBM25(c.c.GraphQL().Bm25ArgBuilder().WithQuery(text).WithProperties(props...))
+	case len(q.Vector) > 0:
+		get = get.WithNearVector(c.c.GraphQL().NearVectorArgBuilder().WithVector(q.Vector))
+		add = graphql.Field{Name: "distance"}
+	default:
+		get = get.WithBM25(c.c.GraphQL().Bm25ArgBuilder().WithQuery(text).WithProperties(bm25Props()...))
 	}
 	if w := q.Filter.where(); w != nil {
 		get = get.WithWhere(w)
 	}
-	var hits []Hit
-	err := c.call(ctx, "searching "+c.class, func(ctx context.Context) error {
-		resp, err := get.Do(ctx)
-		if err == nil {
-			err = gqlErr(resp)
-		}
-		if err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "Cannot query field") {
-			// A replicated collection with a node down fails the default
-			// (quorum) read: one replica's answer is enough for a search.
-			// (Only a replicated collection takes the argument.)
-			if r2, err2 := get.WithConsistencyLevel("ONE").Do(ctx); err2 == nil && gqlErr(r2) == nil {
-				resp, err = r2, nil
-			}
-		}
+	get = get.WithFields(append(chunkFields(), graphql.Field{Name: "_additional", Fields: []graphql.Field{add}})...)
+	return c.readChunks(ctx, "searching "+c.class, get)
+}
+
+// chunkFields are what an org search reads of a chunk: where it is, what
+// it says, its terms and its file's metadata.
+func chunkFields() []graphql.Field {
+	var out []graphql.Field
+	for _, p := range []string{pRepo, pRemote, pCommit, pBlob, pPath, pOrdinal, pStart, pEnd, pTitle, pHeading,
+		pLang, pTags, pOwner, pSymbols, pText, pBody, pHeadTerms, pPathTerms, pSymTerms, pBodyLen, pFileLen, pFileMeta} {
+		out = append(out, graphql.Field{Name: p})
+	}
+	return out
+}
+
+// readChunks runs a Get of chunkFields (and _additional score or
+// distance) and reads its answer.
+func (c *Client) readChunks(ctx context.Context, what string, get *graphql.GetBuilder) ([]Hit, error) {
+	var out []Hit
+	err := c.call(ctx, what, func(ctx context.Context) error {
+		resp, err := c.getOne(ctx, get)
 		if err != nil {
 			return err
 		}
 		var r struct {
 			Get map[string][]struct {
-				Repo, Remote, Commit, Blob, Path string
-				Ordinal                          int
-				StartLine, EndLine               int
-				Title, Heading, Lang, Owner      string
-				Tags, Symbols                    []string
-				Text                             string
-				Additional                       struct {
-					Score string `json:"score"`
+				Repo, Remote, Commit, Blob, Path              string
+				Ordinal, StartLine, EndLine, BodyLen, FileLen int
+				Title, Heading, Lang, Owner, Text, FileMeta   string
+				Tags, Symbols                                 []string
+				BodyTerms, HeadingTerms, PathTerms            string
+				SymbolTerms                                   string
+				Additional                                    struct {
+					Score    string   `json:"score"`
+					Distance *float64 `json:"distance"`
 				} `json:"_additional"`
 			}
 		}
@@ -151,17 +165,22 @@ func (c *Client) Search(ctx context.Context, q Query) ([]Hit, error) {
 			return err
 		}
 		for _, o := range r.Get[c.class] {
-			var score float64
-			fmt.Sscan(o.Additional.Score, &score)
-			hits = append(hits, Hit{Score: score, Chunk: Chunk{
-				Repo: o.Repo, Remote: o.Remote, Commit: o.Commit, Blob: o.Blob, Path: o.Path,
+			h := Hit{Chunk: Chunk{Repo: o.Repo, Remote: o.Remote, Commit: o.Commit, Blob: o.Blob, Path: o.Path,
 				Ordinal: o.Ordinal, Start: o.StartLine, End: o.EndLine, Title: o.Title, Heading: o.Heading,
 				Lang: o.Lang, Owner: o.Owner, Tags: o.Tags, Symbols: o.Symbols, Text: o.Text,
-			}})
+				Terms: [4]string{o.BodyTerms, o.HeadingTerms, o.PathTerms, o.SymbolTerms}, BodyLen: o.BodyLen, FileLen: o.FileLen}}
+			json.Unmarshal([]byte(o.FileMeta), &h.File)
+			if o.Additional.Distance != nil {
+				// Cosine distance: similarity is one minus it.
+				h.Score = 1 - *o.Additional.Distance
+			} else {
+				fmt.Sscan(o.Additional.Score, &h.Score)
+			}
+			out = append(out, h)
 		}
 		return nil
 	})
-	return hits, err
+	return out, err
 }
 
 func weighted(p string, w float64) string {
@@ -209,13 +228,9 @@ type FileRef struct {
 // chunks asked for), in the order of their best chunk, at most max of
 // them: the candidates an org search ranks.
 func (c *Client) Files(ctx context.Context, q Query, max int) ([]FileRef, error) {
-	props := []string{
-		weighted(pBody, FieldWeights[0]), weighted(pHeadTerms, FieldWeights[1]),
-		weighted(pPathTerms, FieldWeights[2]), weighted(pSymTerms, FieldWeights[3]),
-	}
 	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(q.Limit).
 		WithFields(graphql.Field{Name: pRepo}, graphql.Field{Name: pBlob}, graphql.Field{Name: pPath}).
-		WithBM25(c.c.GraphQL().Bm25ArgBuilder().WithQuery(strings.Join(q.Terms, " ")).WithProperties(props...))
+		WithBM25(c.c.GraphQL().Bm25ArgBuilder().WithQuery(strings.Join(q.Terms, " ")).WithProperties(bm25Props()...))
 	if w := q.Filter.where(); w != nil {
 		get = get.WithWhere(w)
 	}
@@ -283,44 +298,12 @@ func (c *Client) FileChunks(ctx context.Context, files []FileRef, terms []string
 		where = filters.Where().WithOperator(filters.Or).WithOperands(or)
 	}
 	where = and(where, filters.Where().WithPath([]string{pChunkTerms}).WithOperator(filters.ContainsAny).WithValueText(terms...))
-	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(maxFileChunks).WithWhere(where).WithFields(
-		graphql.Field{Name: pRepo}, graphql.Field{Name: pRemote}, graphql.Field{Name: pCommit},
-		graphql.Field{Name: pBlob}, graphql.Field{Name: pPath}, graphql.Field{Name: pOrdinal},
-		graphql.Field{Name: pStart}, graphql.Field{Name: pEnd}, graphql.Field{Name: pTitle},
-		graphql.Field{Name: pHeading}, graphql.Field{Name: pLang}, graphql.Field{Name: pTags},
-		graphql.Field{Name: pOwner}, graphql.Field{Name: pSymbols}, graphql.Field{Name: pText},
-		graphql.Field{Name: pBody}, graphql.Field{Name: pHeadTerms}, graphql.Field{Name: pPathTerms}, graphql.Field{Name: pSymTerms},
-		graphql.Field{Name: pBodyLen}, graphql.Field{Name: pFileLen}, graphql.Field{Name: pFileMeta},
-	)
-	var out []Chunk
-	err := c.call(ctx, "reading the candidates' chunks", func(ctx context.Context) error {
-		resp, err := c.getOne(ctx, get)
-		if err != nil {
-			return err
-		}
-		var r struct {
-			Get map[string][]struct {
-				Repo, Remote, Commit, Blob, Path              string
-				Ordinal, StartLine, EndLine, BodyLen, FileLen int
-				Title, Heading, Lang, Owner, Text, FileMeta   string
-				Tags, Symbols                                 []string
-				BodyTerms, HeadingTerms, PathTerms            string
-				SymbolTerms                                   string
-			}
-		}
-		if err := remarshal(resp.Data, &r); err != nil {
-			return err
-		}
-		for _, o := range r.Get[c.class] {
-			ch := Chunk{Repo: o.Repo, Remote: o.Remote, Commit: o.Commit, Blob: o.Blob, Path: o.Path,
-				Ordinal: o.Ordinal, Start: o.StartLine, End: o.EndLine, Title: o.Title, Heading: o.Heading,
-				Lang: o.Lang, Owner: o.Owner, Tags: o.Tags, Symbols: o.Symbols, Text: o.Text,
-				Terms: [4]string{o.BodyTerms, o.HeadingTerms, o.PathTerms, o.SymbolTerms}, BodyLen: o.BodyLen, FileLen: o.FileLen}
-			json.Unmarshal([]byte(o.FileMeta), &ch.File)
-			out = append(out, ch)
-		}
-		return nil
-	})
+	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(maxFileChunks).WithWhere(where).WithFields(chunkFields()...)
+	hits, err := c.readChunks(ctx, "reading the candidates' chunks", get)
+	out := make([]Chunk, len(hits))
+	for i, h := range hits {
+		out[i] = h.Chunk
+	}
 	return out, err
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-kb/git-kb/ann"
 	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -169,6 +170,16 @@ func (s *Searcher) dense(ctx context.Context, req Request, lap func(string, func
 		res.hits[i].denseRank = i + 1
 	}
 	return res, nil
+}
+
+// QueryVector embeds query as a hybrid search does (a secret in it
+// redacted first, remote models through the query cache, the breaker and
+// kb.embed.queryTimeoutMs) for a vector side searched elsewhere: an org
+// search sends it to Weaviate.
+func (d *Dense) QueryVector(ctx context.Context, sp *secrets.Policy, query string) ([]float32, error) {
+	q, o, err := (&Searcher{Dense: d}).queryVector(ctx, sp.RedactText("", query))
+	d.record(o, err)
+	return q, err
 }
 
 // queryFuture is a query vector being computed.

@@ -17,6 +17,31 @@ type Overlay struct {
 	// Vocab is, per path, what ViewEntry.Vocab says of a file measured
 	// in another index (an org search's candidates): the vocabulary prior.
 	Vocab map[string]uint8
+	// Dense, if set, is a vector side computed elsewhere (an org search's,
+	// by Weaviate, with the query embedded here): hybrid and dense modes
+	// use it in place of the view's vectors, with no embedder.
+	Dense *OverlayDense
+}
+
+// OverlayDense is a ranked list of the overlay's chunks made by another
+// engine, best first.
+type OverlayDense struct {
+	Hits []OverlayHit
+	// Fused names the fusion another engine already made of Hits with its
+	// own lexical list (e.g. "weaviate"): they then replace the fused
+	// list. Empty: Hits are vector similarities, fused here as the view's
+	// are (Request.Fusion).
+	Fused string
+	// Model names the vector space; Vectors of Chunks chunks searched
+	// had a vector (DenseInfo).
+	Model           string
+	Vectors, Chunks int
+}
+
+// OverlayHit is chunk Chunk of Overlay.Files[File], with its score.
+type OverlayHit struct {
+	File, Chunk int
+	Score       float64
 }
 
 // WorktreeInfo reports an overlay in a response.
@@ -152,6 +177,21 @@ func (ox *overlayIndex) fileLen(e *store.ViewEntry) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// externalDense is the overlay's ranked list (Overlay.Dense) as hits.
+func (ox *overlayIndex) externalDense(d *OverlayDense) []hit {
+	var hits []hit
+	for _, h := range d.Hits {
+		if h.File < 0 || h.File >= len(ox.files) || h.Chunk < 0 || h.Chunk >= len(ox.files[h.File].Chunks) {
+			continue
+		}
+		if d.Fused == "" && h.Score <= 0 {
+			continue // as the view's vector hits: no similarity, no hit
+		}
+		hits = append(hits, hit{chunk: ox.firsts[h.File] + uint32(h.Chunk), score: h.Score, dense: h.Score, denseRank: len(hits) + 1})
+	}
+	return hits
 }
 
 // denseHits embeds the overlay's chunks (those in scope) with the query's

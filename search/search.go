@@ -475,32 +475,48 @@ type hit struct {
 // vectors are missing or the embedder fails, the answer stays lexical and
 // resp.Degraded says why.
 func (s *Searcher) addDense(ctx context.Context, req Request, resp *Response, lex []hit, timings map[string]float64) ([]hit, error) {
-	lexical := func(why string) ([]hit, error) {
-		resp.Mode, resp.Degraded = ModeLexical, why
-		return lex, nil
-	}
-	if s.Dense == nil {
-		return lexical("dense retrieval is off: no embedder configured (see git kb search --help)")
-	}
-	lapFn := func(stage string, fn func() error) error {
-		t0 := time.Now()
-		err := fn()
-		timings[stage] += float64(time.Since(t0).Microseconds()) / 1000
-		return err
-	}
-	dr, err := s.dense(ctx, req, lapFn)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	var dr *denseResult
+	if req.ov != nil && req.Overlay.Dense != nil {
+		// Another engine's list (an org search): scored there, fused
+		// here, and whoever made it said what it covers (resp.Degraded).
+		od := req.Overlay.Dense
+		dr = &denseResult{hits: req.ov.externalDense(od), live: od.Chunks, covered: od.Vectors}
+		resp.Dense = &DenseInfo{Model: od.Model, Vectors: dr.covered, Chunks: dr.live}
+		if od.Fused != "" && req.Mode == ModeHybrid {
+			resp.Fusion = od.Fused
+			for i := range dr.hits {
+				dr.hits[i].dense, dr.hits[i].denseRank = 0, 0
+			}
+			return dr.hits, nil
 		}
-		return lexical("dense retrieval failed: " + err.Error())
-	}
-	resp.Dense = &DenseInfo{Model: s.Dense.Embedder.ID(), Vectors: dr.covered, Chunks: dr.live}
-	if dr.covered == 0 {
-		return lexical("no vectors for this commit yet: run git kb index (embedding may still be running)")
-	}
-	if dr.covered < dr.live {
-		resp.Degraded = fmt.Sprintf("vectors cover %d of %d chunks: embedding is incomplete or still running", dr.covered, dr.live)
+	} else {
+		lexical := func(why string) ([]hit, error) {
+			resp.Mode, resp.Degraded = ModeLexical, why
+			return lex, nil
+		}
+		if s.Dense == nil {
+			return lexical("dense retrieval is off: no embedder configured (see git kb search --help)")
+		}
+		lapFn := func(stage string, fn func() error) error {
+			t0 := time.Now()
+			err := fn()
+			timings[stage] += float64(time.Since(t0).Microseconds()) / 1000
+			return err
+		}
+		var err error
+		if dr, err = s.dense(ctx, req, lapFn); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return lexical("dense retrieval failed: " + err.Error())
+		}
+		resp.Dense = &DenseInfo{Model: s.Dense.Embedder.ID(), Vectors: dr.covered, Chunks: dr.live}
+		if dr.covered == 0 {
+			return lexical("no vectors for this commit yet: run git kb index (embedding may still be running)")
+		}
+		if dr.covered < dr.live {
+			resp.Degraded = fmt.Sprintf("vectors cover %d of %d chunks: embedding is incomplete or still running", dr.covered, dr.live)
+		}
 	}
 	if req.Mode == ModeDense {
 		return dr.hits, nil

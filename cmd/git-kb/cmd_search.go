@@ -98,8 +98,15 @@ Weaviate index (git kb publish; kb.org.url) instead of this one: the same
 results and JSON, plus "repo" and "commit" per result, citations
 <repo>@<commit>:<path>#L<a>-L<b>, and repo:NAME / -repo:NAME in the query.
 It ranks as local search does (-v shows where the time went, --explain
-the parts of each score). An endpoint that is down or slow is an error after kb.org.timeoutMs; local
-search is not touched.
+the parts of each score). With an embedder configured here and vectors of
+the same model published (git kb publish writes them from an embedded
+repository), it is hybrid: the query is embedded here and Weaviate's
+hybrid query (BM25F over our terms and the vector) ranks the chunks, as
+measured best; --fusion rrf or dbsf instead fuses Weaviate's nearest
+chunks with the lexical ranking above as local hybrid search does.
+Vectors of another model are never compared: search says so (--json:
+"degraded") and answers lexically for them. An endpoint that is down or slow is an error after
+kb.org.timeoutMs; local search is not touched.
   git kb search --org "发布失败后如何回滚 repo:team/deploy"`,
 		Flags: append([]cli.Flag{
 			revFlag, jsonFlag, quietFlag, verboseFlag,
@@ -201,7 +208,7 @@ func sinceScope(c *cli.Context, e env, repo *gitx.Repo, since string) (func(stri
 func searchRequestFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "mode", Usage: "lexical, dense or hybrid (default: hybrid with an embedder configured, else lexical)"},
-		&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf"},
+		&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf (with --org also weaviate, its default: Weaviate's own fusion)"},
 		&cli.BoolFlag{Name: "literal", Usage: "take the query as plain words: no operators, quotes or -exclusions"},
 		&cli.BoolFlag{Name: "no-expand", Usage: "no cross-lingual expansion of the query's words (as kb.expand false)"},
 		&cli.BoolFlag{Name: "prf", Usage: "pseudo-relevance feedback: add the words the best matches share, and rank again (RM3)"},
@@ -404,22 +411,39 @@ func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
 	if c.IsSet("rev") {
 		return usagef("--org searches what each repository published (git kb publish --rev chooses the commit): leave out --rev")
 	}
-	if m := c.String("mode"); m != "" && m != search.ModeLexical {
-		return usagef("--org --mode %s: the org index is searched lexically (vectors are not published yet)", m)
+	mode, fusion := c.String("mode"), ""
+	switch mode {
+	case "", search.ModeLexical, search.ModeDense, search.ModeHybrid:
+	default:
+		return usagef("--mode %s: want lexical, dense or hybrid", mode)
+	}
+	if c.IsSet("fusion") {
+		fusion = c.String("fusion")
+	}
+	if fusion != "" && fusion != search.FusionRRF && fusion != search.FusionDBSF && fusion != engine.OrgFusionWeaviate {
+		return usagef("--org --fusion %s: want rrf, dbsf or %s (Weaviate's own hybrid fusion)", fusion, engine.OrgFusionWeaviate)
 	}
 	kb, err := openKB(c.Context, e, repo, c.Bool("quiet"))
 	if err != nil {
 		return err
 	}
-	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Explain: c.Bool("explain")})
+	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion, Explain: c.Bool("explain")})
 	if err != nil {
 		return err
 	}
 	if c.Bool("verbose") {
 		printTimings(e.Stderr, "search --org", resp.Timings)
+		how := resp.Mode
+		if resp.Fusion != "" {
+			how += " (" + resp.Fusion + " fusion)"
+		}
+		fmt.Fprintf(e.Stderr, "git kb: org search %s\n", how)
 		for _, x := range resp.Expansions {
 			fmt.Fprintf(e.Stderr, "git kb: expanded %s -> %s (%s)\n", x.From, strings.Join(x.To, ", "), x.Source)
 		}
+	}
+	if resp.Degraded != "" {
+		notifier(e, c.Bool("quiet"))("%s", resp.Degraded)
 	}
 	if c.Bool("json") {
 		resp.Timings = nil

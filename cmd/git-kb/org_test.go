@@ -15,7 +15,8 @@ func TestOrgCommands(t *testing.T) {
 	for _, args := range [][]string{
 		{"search", "--org", "--rev", "HEAD", "回滚"},
 		{"search", "--org", "--worktree", "回滚"},
-		{"search", "--org", "--mode", "dense", "回滚"},
+		{"search", "--org", "--mode", "fuzzy", "回滚"},
+		{"search", "--org", "--fusion", "max", "回滚"},
 		{"publish", "extra"},
 	} {
 		if _, errs, code := kb(t, dir, args...); code != 2 {
