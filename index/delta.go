@@ -76,7 +76,7 @@ func planDelta(ctx context.Context, repo *gitx.Repo, db *store.DB, commit, tree 
 			sizesOf = append(sizesOf, c.New)
 		}
 	}
-	objs, err := repo.Objects(ctx, sizesOf)
+	objs, err := repo.BlobSizes(ctx, sizesOf)
 	if err != nil {
 		return nil, err
 	}
