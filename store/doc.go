@@ -9,7 +9,9 @@
 //	s/<seg>             segment record: its chunk range; its presence is the
 //	                    commit marker of everything written under that seg
 //	b<pv><blob>         BlobHeader: which segment/chunks a blob became
-//	c<pv><blob>         BlobMeta (JSON): chunk line ranges, headings, symbols
+//	c<pv><blob>         BlobMeta: chunk line ranges, headings, symbols; from
+//	                    format 3 a JSON head, then the chunk list in JSON
+//	                    compressed with S2 (EncodeBlobMeta)
 //	p<pv><term>0<seg>   postings of term among the chunks of seg
 //	l<pv><seg>          body length (terms) of each chunk of seg
 //	v<pv><tree>         View: the indexed files of a tree and BM25 totals

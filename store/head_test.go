@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -31,25 +32,63 @@ func TestBlobHeadMatchesBlobMeta(t *testing.T) {
 		if err := b.Blob(SHA{byte(i + 1)}, BlobHeader{Seg: seg, First: first + uint32(i), N: 1}, m); err != nil {
 			t.Fatal(err)
 		}
+		// The same meta as format 2 wrote it: the whole of it in JSON.
+		legacy, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.BlobEncoded(SHA{byte(i + 1), 2}, BlobHeader{Seg: seg, First: first + uint32(i), N: 1}, legacy); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := b.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	for i := range metas {
-		full, err := db.BlobMeta(1, SHA{byte(i + 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		head, err := db.BlobHead(1, SHA{byte(i + 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		full.Chunks, full.Secrets = nil, nil
-		if !reflect.DeepEqual(head, full) {
-			t.Errorf("meta %d: head\n%+v\nwant\n%+v", i, head, full)
+	for i, m := range metas {
+		for _, blob := range []SHA{{byte(i + 1)}, {byte(i + 1), 2}} {
+			full, err := db.BlobMeta(1, blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(full, m) {
+				t.Errorf("meta %d (%x): read back\n%+v\nwant\n%+v", i, blob[:2], full, m)
+			}
+			head, err := db.BlobHead(1, blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full.Chunks, full.Secrets = nil, nil
+			if !reflect.DeepEqual(head, full) {
+				t.Errorf("meta %d (%x): head\n%+v\nwant\n%+v", i, blob[:2], head, full)
+			}
 		}
 	}
 	db.Close()
+}
+
+// A packed metadata record of a file with many chunks is much smaller
+// than its JSON, and a damaged one is an error, not a wrong answer.
+func TestPackedBlobMeta(t *testing.T) {
+	m := &BlobMeta{Lang: "go", MinHash: make([]byte, 4*MinHashSize)}
+	for i := 0; i < 200; i++ {
+		m.Chunks = append(m.Chunks, ChunkMeta{Start: i * 20, End: i*20 + 19, Heading: fmt.Sprintf("func (r *objReader) step%d(b []byte) error", i),
+			Symbols: []string{fmt.Sprintf("objReader.step%d", i)}, Hash: fmt.Sprintf("%024x", i*7919)})
+	}
+	packed, err := EncodeBlobMeta(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := json.Marshal(m)
+	if len(packed)*2 > len(plain) {
+		t.Errorf("packed record %d bytes, JSON %d: want at most half", len(packed), len(plain))
+	}
+	var got BlobMeta
+	if err := decodeBlobMeta(packed, &got); err != nil || !reflect.DeepEqual(&got, m) {
+		t.Fatalf("decode: %v\n%+v", err, got)
+	}
+	if err := decodeBlobMeta(packed[:len(packed)-7], &got); err == nil {
+		t.Error("a truncated record decoded")
+	}
 }
 
 // withoutChunks leaves records it cannot walk as they are, for

@@ -23,10 +23,13 @@ import (
 //	   a format 1 index is read as it is, and marked 2 by the first
 //	   read-write open (older git-kb then says the index is too new
 //	   instead of misreading a view)
-const FormatVersion = 2
+//	3: blob metadata records hold their chunk lists compressed
+//	   (EncodeBlobMeta); records of format 2 are still read, and the
+//	   first read-write open marks the index 3 as it did 2
+const FormatVersion = 3
 
 // MinReader is the oldest reader format that can read what this version writes.
-const MinReader = 2
+const MinReader = 3
 
 // oldestFormat is the oldest format this version reads.
 const oldestFormat = 1
