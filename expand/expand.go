@@ -24,6 +24,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/git-kb/git-kb/segment"
 )
 
 var (
@@ -60,12 +62,19 @@ const (
 	maxCedictMatch = 6
 )
 
-// Expand finds the expansions of a query's text: the Chinese words in it
-// (the run's best cut into words of both sources, see cutHan), and its
-// English words.
+// Expand finds the expansions of a query's text: the Chinese words in it,
+// cut in agreement with an, the analyzer that cut the query's terms (nil:
+// the built-in dictionary's; see cutHan), and its English words.
 // Glossary entries win over CC-CEDICT's for the same word; CC-CEDICT is
 // not asked for single characters (too many senses each).
-func Expand(text string) []Expansion {
+func Expand(text string, an *segment.Analyzer) []Expansion {
+	if an == nil {
+		an = segment.Tiny()
+	}
+	runs := hanRuns(text)
+	if len(runs) > 1 {
+		an = an.For(runs) // one dictionary for all the runs
+	}
 	var out []Expansion
 	seen := map[string]bool{}
 	add := func(from, to, source string) {
@@ -74,8 +83,8 @@ func Expand(text string) []Expansion {
 			out = append(out, Expansion{From: from, To: strings.Split(to, "|"), Source: source})
 		}
 	}
-	for _, run := range hanRuns(text) {
-		for _, m := range cutHan([]rune(run)) {
+	for _, run := range runs {
+		for _, m := range cutHan([]rune(run), units(an.Words(run))) {
 			add(m.word, m.value, m.source)
 		}
 	}
@@ -94,26 +103,132 @@ type hanMatch struct {
 	word, value, source string
 }
 
-// cutHan cuts a run of Han characters into the words of the two sources
-// that cover it best: maximum matching by dynamic programming, a word of n
-// characters scoring n*n (long words beat their pieces), a glossary word a
-// little more (it wins a tie). Greedy longest-match-first let a general
-// CC-CEDICT word cut into the glossary term after it: 中指 (middle finger)
-// took 中指定's 指定, 上下 took 上下游's 下游, 本文 took 本文档's 文档.
-func cutHan(rs []rune) []hanMatch {
+// entry is the glossary's or else CC-CEDICT's value of w (CC-CEDICT only
+// for words of 2 to maxCedictMatch characters).
+func entry(w string) (hanMatch, bool) {
+	if v, ok := lookup(glossaryZh, w); ok {
+		return hanMatch{w, v, SourceGlossary}, true
+	}
+	if n := utf8.RuneCountInString(w); n >= 2 && n <= maxCedictMatch {
+		if v, ok := lookup(cedictZh, w); ok {
+			return hanMatch{w, v, SourceCEDICT}, true
+		}
+	}
+	return hanMatch{}, false
+}
+
+// unit is a word of the analyzer's cut as expansion sees it.
+type unit struct {
+	n     int  // characters
+	known bool // either source has the word (and it is no stop word)
+	stop  bool // the analyzer drops it as a stop word
+}
+
+// units refines the analyzer's words for lookup: a word either source
+// has stays whole; one neither has is replaced by the analyzer's own cut
+// of it into shorter words, the words Terms also emits for it (翻译成:
+// 翻译 + 成, not CC-CEDICT's 译成 "translate into").
+func units(words []segment.Word) []unit {
+	var out []unit
+	for _, w := range words {
+		_, ok := entry(w.Text)
+		stop := segment.IsStop(w.Text)
+		if !ok && !stop && len(w.Parts) > 1 && partsSpell(w) {
+			out = append(out, units(w.Parts)...)
+			continue
+		}
+		out = append(out, unit{n: utf8.RuneCountInString(w.Text), known: ok && !stop, stop: stop})
+	}
+	return out
+}
+
+// partsSpell reports whether w's parts spell w (gse cuts a word into
+// consecutive words; anything else is not a cut to follow).
+func partsSpell(w segment.Word) bool {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String() == w.Text
+}
+
+// cutHan finds the words of the two sources in rs, a run of Han
+// characters, in agreement with us, the analyzer's cut of the run (the
+// words the query's terms come from).
+//
+// The analyzer chose its words with word frequencies, which neither
+// source has, and a general dictionary's word across its boundaries is
+// mostly an accident of the text (写入时: 入时 "fashionable"; 文件中的:
+// 中的 "hit the target"; 不够用: 够用 for 不够). So a CC-CEDICT word
+// never breaks a word of the analyzer's that a source has (an analyzer
+// word neither source has stands for the words inside it, its parts, see
+// units); it cuts freely only where the analyzer's words are unknown to
+// both sources (gse's mis-cuts and rare words: 库拉 of 数据/库拉); and
+// it holds no stop word (的, 会). It may join whole words (下/一次 ->
+// 下一次 "next"). A glossary word may start or end anywhere: gse lacks
+// most technical terms and mis-cuts around them (基准/测试, 客户/端公/钥
+// -> 客户端 + 公钥, 会/话 -> 会话).
+//
+// Among the cuts allowed, the best covers most of the run's content (the
+// characters of words that are not stop words), then scores most, a word
+// of n characters scoring n*n (long words beat their pieces), a glossary
+// word a little more (it wins a tie). Covering more first is what keeps a
+// glossary word across a boundary from cutting a word the analyzer found
+// out of the question: 运行/时间 stays 运行 + 时间, not 运行时 (runtime).
+// Stop words are not expanded: the analyzer drops them.
+func cutHan(rs []rune, us []unit) []hanMatch {
+	// at[j] is the unit holding rune j; starts[u] where unit u starts.
+	at := make([]int, len(rs))
+	starts := make([]int, 0, len(us)+1)
+	j := 0
+	for u, x := range us {
+		starts = append(starts, j)
+		for k := j; k < j+x.n && k < len(rs); k++ {
+			at[k] = u
+		}
+		j += x.n
+	}
+	if j != len(rs) { // not a cut of rs: no boundaries known
+		us = []unit{{n: len(rs)}}
+		starts = starts[:0]
+		starts = append(starts, 0)
+		clear(at)
+	}
+	starts = append(starts, len(rs))
+	// breaks: a word starting or ending at rune j would break a known unit.
+	breaks := func(j int) bool {
+		return j > 0 && j < len(rs) && us[at[j]].known && starts[at[j]] != j
+	}
+	allowed := func(i, l int, src string) bool {
+		a, b := at[i], at[i+l-1]
+		if src == SourceGlossary {
+			return a != b || !us[a].stop
+		}
+		for u := a; u <= b; u++ {
+			if us[u].stop {
+				return false
+			}
+		}
+		return !breaks(i) && !breaks(i+l)
+	}
+	type score struct{ cover, sc float64 }
 	type step struct {
-		score float64
-		n     int // characters taken here; 0: none matched, skip one
-		m     hanMatch
+		s score
+		n int // characters taken here; 0: none matched, skip one
+		m hanMatch
 	}
 	best := make([]step, len(rs)+1)
 	for i := len(rs) - 1; i >= 0; i-- {
-		best[i] = step{score: best[i+1].score}
+		best[i] = step{s: best[i+1].s}
+		cover := 0.0
 		// Shortest first, stopping where no longer key of either table
 		// starts with the characters so far: most runs need two or three
 		// lookups a character, not maxZhMatch.
 		gMore, cMore := true, true
 		for l := 1; l <= min(maxZhMatch, len(rs)-i) && (gMore || cMore); l++ {
+			if !us[at[i+l-1]].stop {
+				cover++
+			}
 			w := string(rs[i : i+l])
 			var m hanMatch
 			var sc float64
@@ -126,16 +241,17 @@ func cutHan(rs []rune) []hanMatch {
 				cv, cok, cMore = seek(cedictZh, w)
 			}
 			switch {
-			case gok:
+			case gok && allowed(i, l, SourceGlossary):
 				m, sc = hanMatch{w, gv, SourceGlossary}, float64(l*l)+0.5
-			case cok && l >= 2:
+			case cok && l >= 2 && allowed(i, l, SourceCEDICT):
 				m, sc = hanMatch{w, cv, SourceCEDICT}, float64(l*l)
 			default:
 				continue
 			}
+			s := score{cover + best[i+l].s.cover, sc + best[i+l].s.sc}
 			// on a tie the longer word wins, but not over skipping a character
-			if s := sc + best[i+l].score; s > best[i].score || s == best[i].score && best[i].n > 0 {
-				best[i] = step{score: s, n: l, m: m}
+			if b := best[i].s; s.cover > b.cover || s.cover == b.cover && (s.sc > b.sc || s.sc == b.sc && best[i].n > 0) {
+				best[i] = step{s: s, n: l, m: m}
 			}
 		}
 	}

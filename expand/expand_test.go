@@ -20,7 +20,7 @@ func find(exps []Expansion, from string) *Expansion {
 }
 
 func TestExpandChineseToEnglish(t *testing.T) {
-	exps := Expand("复用临时对象的缓存池，失败了就回滚")
+	exps := Expand("复用临时对象的缓存池，失败了就回滚", nil)
 	for from, want := range map[string]string{"对象": "object", "池": "pool", "回滚": "rollback", "缓存": "cache"} {
 		e := find(exps, from)
 		if e == nil || e.Source != SourceGlossary || e.To[0] != want {
@@ -29,7 +29,7 @@ func TestExpandChineseToEnglish(t *testing.T) {
 	}
 	// The glossary wins where both have the word (头部: glossary header|head,
 	// CC-CEDICT head); CC-CEDICT fills in where the glossary has none.
-	exps = Expand("重新读取头部")
+	exps = Expand("重新读取头部", nil)
 	if e := find(exps, "头部"); e == nil || e.Source != SourceGlossary || !reflect.DeepEqual(e.To, []string{"header", "head"}) {
 		t.Errorf("头部: %+v", e)
 	}
@@ -38,7 +38,7 @@ func TestExpandChineseToEnglish(t *testing.T) {
 	}
 	// A general word of CC-CEDICT does not cut into the glossary term after
 	// it: 中指 (middle finger) would take 指定's first character, 上下 下游's.
-	exps = Expand("在配置中指定上下游")
+	exps = Expand("在配置中指定上下游", nil)
 	for _, w := range []string{"指定", "下游"} {
 		if e := find(exps, w); e == nil || e.Source != SourceGlossary {
 			t.Errorf("%s not matched from the glossary: %+v", w, exps)
@@ -48,17 +48,65 @@ func TestExpandChineseToEnglish(t *testing.T) {
 		t.Errorf("中指 matched across 指定: %+v", exps)
 	}
 	// Longest match first: 随机数生成器 is one glossary word, not 随机数 + 生成器.
-	if e := find(Expand("随机数生成器"), "随机数生成器"); e == nil {
-		t.Errorf("随机数生成器 not matched whole: %+v", Expand("随机数生成器"))
+	if e := find(Expand("随机数生成器", nil), "随机数生成器"); e == nil {
+		t.Errorf("随机数生成器 not matched whole: %+v", Expand("随机数生成器", nil))
 	}
 	// Glossary terms longer than CC-CEDICT's lookups still match whole.
-	if e := find(Expand("超文本传输协议服务器"), "超文本传输协议"); e == nil || e.To[0] != "http" {
-		t.Errorf("超文本传输协议 not matched whole: %+v", Expand("超文本传输协议服务器"))
+	if e := find(Expand("超文本传输协议服务器", nil), "超文本传输协议"); e == nil || e.To[0] != "http" {
+		t.Errorf("超文本传输协议 not matched whole: %+v", Expand("超文本传输协议服务器", nil))
+	}
+}
+
+// TestExpandAgreesWithAnalyzer: Chinese words are looked up where the
+// analyzer (the one that cut the query's terms) cuts them. Each case is a
+// question's phrase, the words expanded (from, source, first word added)
+// and words that must not be (a dictionary word across the analyzer's cut).
+func TestExpandAgreesWithAnalyzer(t *testing.T) {
+	type want struct{ from, source, to string }
+	for _, tt := range []struct {
+		text   string
+		want   []want
+		absent []string
+	}{
+		// gse cuts 翻译成 whole and 翻译 + 成 inside: CC-CEDICT's 译成
+		// (translate into) is not the analyzer's word.
+		{"错误码怎么翻译成中文", []want{{"翻译", SourceCEDICT, "translate"}}, []string{"译成"}},
+		// 写入/时: not 入时 (fashionable).
+		{"写入时报错", []want{{"写入", SourceGlossary, "write"}, {"报错", SourceGlossary, "error"}}, []string{"入时"}},
+		// 中/的: a CC-CEDICT word holds no stop word (中的: hit the target).
+		{"读取配置文件中的超时参数", []want{{"配置文件", SourceGlossary, "config"}, {"超时", SourceGlossary, "timeout"}}, []string{"中的"}},
+		// 不够/用: 够用 would break 不够.
+		{"栈空间不够用时扩容", []want{{"不够", SourceCEDICT, "enough"}, {"扩容", SourceGlossary, "grow"}}, []string{"够用"}},
+		// gse's mis-cuts (数据/库拉/取, 客户/端公/钥) hold glossary words
+		// that cover more of the question than the analyzer's words do.
+		{"从数据库拉取用户列表", []want{{"数据库", SourceGlossary, "db"}, {"拉取", SourceGlossary, "pull"}}, []string{"数据"}},
+		{"客户端公钥放在哪里", []want{{"客户端", SourceGlossary, "client"}, {"公钥", SourceGlossary, "pubkey"}}, []string{"客户"}},
+		// 会/话: gse splits 会话 into a stop word and a character.
+		{"会话断开后临时表消失", []want{{"会话", SourceGlossary, "session"}, {"临时表", SourceGlossary, "temporary"}}, nil},
+		// ... but a glossary word never cuts a word out of the question:
+		// 运行/时间 covers 4 characters, 运行时 (runtime) 3.
+		{"运行时间太长的任务怎么取消", []want{{"运行", SourceGlossary, "run"}, {"时间", SourceGlossary, "time"}}, []string{"运行时"}},
+		// CC-CEDICT may join whole words of the analyzer (下/一次).
+		{"下一次垃圾回收什么时候触发", []want{{"下一次", SourceCEDICT, "next"}, {"垃圾回收", SourceGlossary, "gc"}}, []string{"一次"}},
+		// Stop words are not expanded: the analyzer drops them.
+		{"如何判断是否有哪些权限", []want{{"权限", SourceGlossary, "perm"}}, []string{"如何", "是否", "哪些"}},
+	} {
+		exps := Expand(tt.text, nil)
+		for _, w := range tt.want {
+			if e := find(exps, w.from); e == nil || e.Source != w.source || e.To[0] != w.to {
+				t.Errorf("%s: %s = %+v, want %s first from %s (all: %+v)", tt.text, w.from, e, w.to, w.source, exps)
+			}
+		}
+		for _, a := range tt.absent {
+			if e := find(exps, a); e != nil {
+				t.Errorf("%s: %s expanded: %+v", tt.text, a, exps)
+			}
+		}
 	}
 }
 
 func TestExpandEnglishToChinese(t *testing.T) {
-	exps := Expand("how to rollback a failed release")
+	exps := Expand("how to rollback a failed release", nil)
 	e := find(exps, "rollback")
 	if e == nil || e.Source != SourceGlossary || e.To[0] != "回滚" || len(e.To) > table.MaxReverse {
 		t.Fatalf("rollback: %+v", e)
@@ -67,7 +115,7 @@ func TestExpandEnglishToChinese(t *testing.T) {
 	if got := latinWords("retryCount max_conn X"); !reflect.DeepEqual(got, []string{"retry", "count", "max", "conn"}) {
 		t.Errorf("latinWords: %v", got)
 	}
-	if len(Expand("")) != 0 || len(Expand("，。！")) != 0 {
+	if len(Expand("", nil)) != 0 || len(Expand("，。！", nil)) != 0 {
 		t.Errorf("empty text expanded")
 	}
 }
@@ -177,6 +225,6 @@ func TestSeek(t *testing.T) {
 
 func BenchmarkExpand(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		Expand("goroutine 的栈空间不够用时如何扩容并拷贝旧栈 copystack")
+		Expand("goroutine 的栈空间不够用时如何扩容并拷贝旧栈 copystack", nil)
 	}
 }

@@ -63,7 +63,7 @@ func expandQuery(req Request, q *query) {
 	if req.Parsed != nil {
 		text = req.Parsed.Text
 	}
-	exps := expand.Expand(text)
+	exps := expand.Expand(text, q.an)
 	if len(exps) == 0 {
 		return
 	}

@@ -119,6 +119,47 @@ func (a *Analyzer) appendHanTerms(terms, runs []string) []string {
 	return terms
 }
 
+// Word is a word of the analyzer's cut of a Chinese run, with its cut into
+// shorter words (none when the word is not cut further): 翻译成 is cut
+// 翻译 + 成. Terms emits a word and, search-engine style, the words of
+// two or more characters inside it.
+type Word struct {
+	Text  string
+	Parts []Word
+}
+
+// Words is the analyzer's own cut of run, a run of Han characters, into
+// words: the top-level words gse finds with this analyzer's dictionary and
+// vocabulary, stop words included, in order (their texts concatenate to
+// run once normalized). It is for a caller that must agree with the
+// analyzer on where a word ends: query expansion looks the query's words
+// up in other dictionaries.
+func (a *Analyzer) Words(run string) []Word {
+	run = Normalize(run)
+	if run == "" {
+		return nil
+	}
+	var out []Word
+	for _, sg := range a.segmenter([]string{run}).Segment([]byte(run)) {
+		out = append(out, tokenWord(sg.Token()))
+	}
+	return out
+}
+
+func tokenWord(tok *gse.Token) Word {
+	w := Word{Text: tok.Text()}
+	if subs := tok.Segments(); len(subs) > 1 {
+		for _, sub := range subs {
+			w.Parts = append(w.Parts, tokenWord(sub.Token()))
+		}
+	}
+	return w
+}
+
+// IsStop reports whether the analyzer drops w as a stop word (的, 如何,
+// the): a function word, no term of its own.
+func IsStop(w string) bool { return zhStop[w] || enStop[w] }
+
 // appendTokenTerms emits a dictionary word and, search-engine style, the
 // shorter dictionary words inside it (中华人民共和国 -> 中华, 人民, 共和国...),
 // so a query for a part finds the whole. gse's own CutSearch is not used: it

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -105,5 +106,37 @@ func TestForCutsAsTiny(t *testing.T) {
 				t.Fatalf("match of %q:\n got %v\nwant %v", s, got, want)
 			}
 		}
+	}
+}
+
+// TestWords: Words is the cut Terms comes from: its words spell the run,
+// stop words included, each with the analyzer's cut of it into shorter
+// words, and a vocabulary word is one word.
+func TestWords(t *testing.T) {
+	run := "怎么把错误信息翻译成中文"
+	ws := Tiny().Words(run)
+	var texts []string
+	parts := map[string][]string{}
+	for _, w := range ws {
+		texts = append(texts, w.Text)
+		for _, p := range w.Parts {
+			parts[w.Text] = append(parts[w.Text], p.Text)
+		}
+	}
+	if strings.Join(texts, "") != run {
+		t.Fatalf("Words(%s) = %q, does not spell the run", run, texts)
+	}
+	if !slices.Contains(texts, "怎么") || !slices.Contains(texts, "翻译成") {
+		t.Errorf("Words(%s) = %q, want the stop word 怎么 and 翻译成 among them", run, texts)
+	}
+	if got := parts["翻译成"]; !reflect.DeepEqual(got, []string{"翻译", "成"}) {
+		t.Errorf("parts of 翻译成: %q, want 翻译 成", got)
+	}
+	v, _, err := ParseVocab("回滚\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Tiny().Words("立即回滚"); len(got) != 2 || got[1].Text != "回滚" {
+		t.Errorf("with 回滚 in the vocabulary, Words(立即回滚) = %+v", got)
 	}
 }
