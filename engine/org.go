@@ -792,20 +792,33 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 	}
 	type fileKey struct{ repo, path string }
 	type file struct {
-		repo, path, commit string
-		chunks             []org.Chunk
+		repo, path, commit, blob string
+		chunks                   []org.Chunk
 	}
 	files := map[fileKey]*file{}
 	var order []*file
+	// The searcher keeps one chunk list per blob, and a blob two files
+	// share (the same file in two repositories) may have come back with
+	// other chunks for each: each of them gets all the blob's chunks
+	// that came back.
+	blobChunks := map[string]map[int]org.Chunk{}
 	for _, ch := range chunks {
 		key := fileKey{ch.Repo, ch.Path}
-		fl := files[key]
-		if fl == nil {
-			fl = &file{repo: ch.Repo, path: ch.Path, commit: ch.Commit}
-			files[key] = fl
-			order = append(order, fl)
+		if files[key] == nil {
+			files[key] = &file{repo: ch.Repo, path: ch.Path, commit: ch.Commit, blob: ch.Blob}
+			order = append(order, files[key])
 		}
-		fl.chunks = append(fl.chunks, ch)
+		if blobChunks[ch.Blob] == nil {
+			blobChunks[ch.Blob] = map[int]org.Chunk{}
+		}
+		if _, ok := blobChunks[ch.Blob][ch.Ordinal]; !ok {
+			blobChunks[ch.Blob][ch.Ordinal] = ch
+		}
+	}
+	for _, fl := range order {
+		for _, ch := range blobChunks[fl.blob] {
+			fl.chunks = append(fl.chunks, ch)
+		}
 	}
 	// A path two repositories share gets its repository as a prefix in
 	// the overlay (paths are a view's keys).
@@ -838,7 +851,7 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		copy(af.Blob[:], blob)
 		o := &origin{repo: fl.repo, path: fl.path, commit: fl.commit}
 		for _, ch := range fl.chunks {
-			at[chunkKey{ch.Repo, ch.Blob, ch.Path, ch.Ordinal}] = [2]int{len(ov.Files), len(af.Chunks)}
+			at[chunkKey{fl.repo, ch.Blob, fl.path, ch.Ordinal}] = [2]int{len(ov.Files), len(af.Chunks)}
 			tf := map[string][store.NumFields]uint16{}
 			for f, terms := range ch.Terms {
 				for _, t := range strings.Fields(terms) {

@@ -606,3 +606,42 @@ func vectorObjects(t *testing.T, url, class string) int {
 	}
 	return n
 }
+
+// TestOrgRankSharedBlob: the same file published by two repositories,
+// with other chunks of it found in each (Weaviate's hybrid ranking returns
+// chunks, not files), ranks both copies with their own lines. The
+// searcher keeps one chunk list per blob: each copy must carry all of them
+// (a copy with fewer once made the other's chunk "missing from its
+// metadata").
+func TestOrgRankSharedBlob(t *testing.T) {
+	blob := strings.Repeat("ab", 20)
+	chunk := func(repo string, ord int) org.Chunk {
+		text := fmt.Sprintf("回滚 步骤 %d\n第二行", ord)
+		return org.Chunk{Repo: repo, Commit: strings.Repeat("c", 40), Blob: blob, Path: "docs/rollback.md", Ordinal: ord,
+			Start: 1 + 2*ord, End: 2 + 2*ord, Title: "回滚", Lang: "markdown", Text: text,
+			Terms: [4]string{"回滚 步骤", "", "docs rollback md", ""}, BodyLen: 2, FileLen: 6}
+	}
+	a0, a2, b2 := chunk("team/a", 0), chunk("team/a", 2), chunk("team/b", 2)
+	for _, fused := range []string{OrgFusionWeaviate, ""} {
+		dense := &orgDense{model: "m", vectors: 6, chunks: 6, fused: fused, hits: []org.Hit{{Chunk: b2, Score: 0.9}, {Chunk: a0, Score: 0.8}}}
+		q, err := search.ParseQuery("回滚 步骤")
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := search.Request{Query: "回滚 步骤", Parsed: q, K: 10, PerFile: 1, Mode: search.ModeHybrid, Fusion: search.FusionRRF}
+		corpus := &org.Corpus{Repos: map[string]org.RepoStats{"team/a": {Chunks: 3, Files: 1, BodyLen: 6}, "team/b": {Chunks: 3, Files: 1, BodyLen: 6}},
+			DF: map[string]int{"回滚": 6, "步骤": 6}, FileDF: map[string]int{"回滚": 2, "步骤": 2}}
+		r, err := orgRank(context.Background(), req, &search.Response{Results: []search.Result{}}, corpus, []org.Chunk{a2}, dense, time.Now())
+		if err != nil {
+			t.Fatalf("fusion %q: %v", fused, err)
+		}
+		got := map[string]string{}
+		for _, x := range r.Results {
+			got[x.Repo] = x.Citation
+		}
+		if len(got) != 2 || !strings.HasPrefix(got["team/a"], "team/a@") || !strings.HasPrefix(got["team/b"], "team/b@") ||
+			!strings.HasSuffix(got["team/a"], "#L1-L2") || !strings.HasSuffix(got["team/b"], "#L5-L6") {
+			t.Errorf("fusion %q: %v", fused, got)
+		}
+	}
+}
