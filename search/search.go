@@ -337,7 +337,8 @@ type Searcher struct {
 	// search ranks the candidates its index returned this way).
 	DB       *store.DB
 	Pipeline byte
-	// ReadBlob returns a blob's bytes, for snippets.
+	// ReadBlob returns a blob's bytes, for snippets: bytes of the call's
+	// own, as the Searcher keeps text sharing their memory.
 	ReadBlob func(store.SHA) ([]byte, error)
 	// Secrets redacts what ReadBlob returns (kb.secrets.allow); nil
 	// redacts everything the rules find.
@@ -384,25 +385,33 @@ func (s *Searcher) blobLines(path string, blob store.SHA) ([]string, error) {
 	return ls, nil
 }
 
-// snippetLines returns a blob's lines with lines start..end (1-based, a
-// chunk's) redacted, for its snippet: all of them redacted if blobLines
-// has them already, else only those (secrets.RedactLineRange), the rest
-// as they are, never to be shown. Redacting whole files for ten snippets
-// was a tenth of a cold search's CPU on the docs corpus (issue 16).
+// snippetLines returns a chunk's lines start..end (1-based, clamped to
+// the blob's lines) redacted, for its snippet: from blobLines' if it has
+// the blob's, else only those lines cut out of the text and redacted
+// (secrets.RedactLineRange), as redacting whole files for ten snippets was
+// a tenth of a cold search's CPU on the docs corpus, and splitting the
+// rest of a large file into lines never shown was more of it (issue 16).
 func (s *Searcher) snippetLines(path string, blob store.SHA, start, end int) ([]string, error) {
+	if start < 1 || end < start {
+		return nil, nil
+	}
 	s.metaMu.Lock()
 	ls, ok := s.lines[blob]
 	text, read := s.texts[blob]
 	s.metaMu.Unlock()
 	if ok {
-		return ls, nil
+		if start > len(ls) {
+			return nil, nil
+		}
+		return ls[start-1 : min(end, len(ls))], nil
 	}
 	if !read {
 		data, err := s.ReadBlob(blob)
 		if err != nil {
 			return nil, err
 		}
-		text, _, _ = chunk.Decode(data)
+		// data is this call's own: the text may share its memory.
+		text, _, _ = chunk.DecodeOwned(data)
 		s.metaMu.Lock()
 		if s.texts == nil {
 			s.texts = map[store.SHA]string{}
@@ -410,11 +419,7 @@ func (s *Searcher) snippetLines(path string, blob store.SHA, start, end int) ([]
 		s.texts[blob] = text
 		s.metaMu.Unlock()
 	}
-	ls = strings.Split(text, "\n")
-	if start >= 1 && start <= len(ls) {
-		copy(ls[start-1:], s.Secrets.RedactLineRange(path, text, start-1, min(end, len(ls))))
-	}
-	return ls, nil
+	return s.Secrets.RedactLineRange(path, text, start-1, end), nil
 }
 
 // blobHead returns a blob's metadata without its chunks (store.BlobHead),
@@ -440,6 +445,28 @@ func (s *Searcher) blobHead(blob store.SHA) (*store.BlobMeta, error) {
 	s.heads[blob] = m
 	s.metaMu.Unlock()
 	return m, nil
+}
+
+// blobChunk returns a blob's head (blobHead, most often read already by
+// priors) and its chunk idx, and whether it has that chunk: a result's
+// chunk without decoding the whole chunk list (store.BlobChunk), unless
+// the whole metadata is at hand.
+func (s *Searcher) blobChunk(blob store.SHA, idx int) (*store.BlobMeta, store.ChunkMeta, bool, error) {
+	s.metaMu.Lock()
+	m, ok := s.metas[blob]
+	s.metaMu.Unlock()
+	if ok {
+		if idx < 0 || idx >= len(m.Chunks) {
+			return m, store.ChunkMeta{}, false, nil
+		}
+		return m, m.Chunks[idx], true, nil
+	}
+	head, err := s.blobHead(blob)
+	if err != nil {
+		return nil, store.ChunkMeta{}, false, err
+	}
+	c, ok, err := s.DB.BlobChunk(s.Pipeline, blob, idx)
+	return head, c, ok, err
 }
 
 // blobMeta returns a blob's metadata, decoded once per Searcher.
@@ -538,21 +565,20 @@ func entryOf(v *store.View, c uint32) *store.ViewEntry {
 // result describes chunk idx of a file: where it is, its snippet and its
 // citation.
 func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []string) (Result, error) {
-	m, err := s.blobMeta(e.Blob)
+	m, cm, ok, err := s.blobChunk(e.Blob, idx)
 	if err != nil {
 		return Result{}, err
 	}
-	if idx < 0 || idx >= len(m.Chunks) {
+	if !ok {
 		return Result{}, fmt.Errorf("chunk %d of %s missing from its metadata", idx, e.Path)
 	}
-	cm := m.Chunks[idx]
 	var lines []string
 	if s.ReadBlob != nil {
 		if lines, err = s.snippetLines(e.Path, e.Blob, cm.Start, cm.End); err != nil {
 			return Result{}, err
 		}
 	}
-	snip := snippet(lines, cm.Start, cm.End, terms) // highlight marks it
+	snip := snippet(lines, 1, len(lines), terms) // lines are the chunk's; highlight marks it
 	blob := hex.EncodeToString(e.Blob[:])
 	return Result{
 		Path: e.Path, StartLine: cm.Start, EndLine: cm.End, Blob: blob,

@@ -57,6 +57,17 @@ func TestBlobHeadMatchesBlobMeta(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for idx := -1; idx <= len(full.Chunks); idx++ {
+				c, ok, err := db.BlobChunk(1, blob, idx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := idx >= 0 && idx < len(full.Chunks); ok != want {
+					t.Errorf("meta %d (%x) chunk %d: ok %v, want %v", i, blob[:2], idx, ok, want)
+				} else if ok && !reflect.DeepEqual(c, full.Chunks[idx]) {
+					t.Errorf("meta %d (%x) chunk %d: %+v, want %+v", i, blob[:2], idx, c, full.Chunks[idx])
+				}
+			}
 			full.Chunks, full.Secrets = nil, nil
 			if !reflect.DeepEqual(head, full) {
 				t.Errorf("meta %d (%x): head\n%+v\nwant\n%+v", i, blob[:2], head, full)
@@ -109,6 +120,44 @@ func TestWithoutChunks(t *testing.T) {
 		}
 		if json.Valid([]byte(c.in)) && !json.Valid(withoutChunks([]byte(c.in))) {
 			t.Errorf("withoutChunks(%s) made valid JSON invalid", c.in)
+		}
+	}
+}
+
+// nthChunk finds each element of the chunk list that json.Unmarshal
+// finds, and leaves lists it cannot walk to json.Unmarshal.
+func TestNthChunk(t *testing.T) {
+	for _, in := range []string{
+		`{"lang":"go","chunks":[{"s":1,"h":"]\"["}, {"s":2,"sym":["}","{"]} ,{"s":3}],"mh":"AQ=="}`,
+		`{"meta":{"chunks":"[{\"s\":9}]"},"chunks":[{"s":1,"h":"a\\"},{"s":2,"h":"]\\\"]"}]}`,
+		`{"chunks":[]}`,
+		`{"lang":"go"}`,
+	} {
+		var m BlobMeta
+		if err := json.Unmarshal([]byte(in), &m); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		for idx := -1; idx <= len(m.Chunks); idx++ {
+			elem, ok, walked := nthChunk([]byte(in), idx)
+			if !walked && len(m.Chunks) > 0 {
+				t.Errorf("%s: not walked", in)
+				continue
+			}
+			if want := idx >= 0 && idx < len(m.Chunks); ok != want {
+				t.Errorf("%s chunk %d: ok %v, want %v", in, idx, ok, want)
+				continue
+			}
+			if ok {
+				var c ChunkMeta
+				if err := json.Unmarshal(elem, &c); err != nil || !reflect.DeepEqual(c, m.Chunks[idx]) {
+					t.Errorf("%s chunk %d: %s decodes to %+v (%v), want %+v", in, idx, elem, c, err, m.Chunks[idx])
+				}
+			}
+		}
+	}
+	for _, in := range []string{`{"chunks":[1,2]}`, `{"chunks":null}`, `{"chunks":[{"s":1`, `{"chunks":[{"s":1}`} {
+		if _, ok, walked := nthChunk([]byte(in), 0); ok || walked {
+			t.Errorf("nthChunk(%s, 0) = ok %v, walked %v; want false, false", in, ok, walked)
 		}
 	}
 }

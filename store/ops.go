@@ -230,6 +230,57 @@ func (d *DB) BlobHead(pv byte, blob SHA) (*BlobMeta, error) {
 	return &BlobMeta{Lang: h.Lang, Title: h.Title, Meta: h.Meta, Encoding: h.Encoding, Kind: h.Kind, MinHash: h.MinHash, Links: h.Links}, nil
 }
 
+// BlobChunk returns chunk idx of a blob's chunk list, and whether the list
+// has it: what a result shows of its chunk (lines, heading, symbols),
+// without decoding the others into structs (BlobMeta does; a large file
+// has hundreds, and decoding them for ten results was a fortieth of a
+// cold search's CPU, issue 16). It decodes exactly what
+// BlobMeta(pv, blob).Chunks[idx] holds.
+func (d *DB) BlobChunk(pv byte, blob SHA, idx int) (c ChunkMeta, ok bool, err error) {
+	key := metaKey(pv, blob)
+	err = d.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return item.Value(func(b []byte) error {
+			// Format 3: the chunks are in the compressed tail; format 2:
+			// in the record itself (splitMeta returns no tail).
+			_, tail, err := splitMeta(b, false)
+			if err != nil {
+				return corrupt("record %s does not decode: %v", keyName(key), err)
+			}
+			if tail == nil {
+				tail = b
+			}
+			elem, found, walked := nthChunk(tail, idx)
+			if walked {
+				if ok = found; found {
+					if err := json.Unmarshal(elem, &c); err != nil {
+						return corrupt("record %s does not decode: %v", keyName(key), err)
+					}
+				}
+				return nil
+			}
+			var m BlobMeta
+			if err := decodeBlobMeta(b, &m); err != nil {
+				return corrupt("record %s does not decode: %v", keyName(key), err)
+			}
+			if ok = idx >= 0 && idx < len(m.Chunks); ok {
+				c = m.Chunks[idx]
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return ChunkMeta{}, false, fmt.Errorf("chunk metadata of blob %x: %w", blob, err)
+	}
+	return c, ok, nil
+}
+
 // Lengths returns the body length of each chunk of a segment.
 func (d *DB) Lengths(pv byte, seg uint32) ([]uint32, error) {
 	var ls []uint32
@@ -605,6 +656,19 @@ func (d *DB) Scan(prefix []byte, fn func(key, value []byte) error) error {
 // array here is a plain byte scan. Anything unexpected returns b as it is,
 // for json.Unmarshal to decode (or reject) in full.
 func withoutChunks(b []byte) []byte {
+	start, end := chunksArray(b)
+	if start < 0 {
+		return b
+	}
+	out := make([]byte, 0, start+2+len(b)-end)
+	out = append(append(append(out, b[:start]...), "[]"...), b[end:]...)
+	return out
+}
+
+// chunksArray returns where the record's top-level chunk list is: b[start]
+// is its '[' and b[end-1] its ']'; -1, -1 when b has none or cannot be
+// walked.
+func chunksArray(b []byte) (start, end int) {
 	const key = `"chunks":`
 	depth, i := 0, 0
 	for i < len(b) {
@@ -612,16 +676,13 @@ func withoutChunks(b []byte) []byte {
 		case '"':
 			if depth == 1 && bytes.HasPrefix(b[i:], []byte(key)) && i+len(key) < len(b) && b[i+len(key)] == '[' {
 				start := i + len(key)
-				end := skipArray(b, start)
-				if end < 0 {
-					return b
+				if end := skipArray(b, start); end >= 0 {
+					return start, end
 				}
-				out := make([]byte, 0, start+2+len(b)-end)
-				out = append(append(append(out, b[:start]...), "[]"...), b[end:]...)
-				return out
+				return -1, -1
 			}
 			if i = skipString(b, i); i < 0 {
-				return b
+				return -1, -1
 			}
 			continue
 		case '{', '[':
@@ -631,7 +692,38 @@ func withoutChunks(b []byte) []byte {
 		}
 		i++
 	}
-	return b
+	return -1, -1
+}
+
+// nthChunk returns the idx-th element of a record's chunk list (as bytes,
+// for json.Unmarshal), found with the byte scan of withoutChunks, and
+// whether the list has it; walked is false when b cannot be walked so.
+func nthChunk(b []byte, idx int) (elem []byte, ok, walked bool) {
+	start, end := chunksArray(b)
+	if start < 0 || idx < 0 {
+		return nil, false, start >= 0
+	}
+	i, n := start+1, 0
+	for i < end-1 {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r', ',':
+			i++
+			continue
+		case '{':
+			e := skipArray(b, i)
+			if e < 0 || e > end-1 {
+				return nil, false, false
+			}
+			if n == idx {
+				return b[i:e], true, true
+			}
+			n++
+			i = e
+			continue
+		}
+		return nil, false, false // not an object: let json.Unmarshal judge
+	}
+	return nil, false, true
 }
 
 // skipString returns the index just past the JSON string starting at
