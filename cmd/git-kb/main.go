@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -69,9 +70,22 @@ func main() {
 			defer f.Close()
 		}
 	}
+	// GIT_KB_MEMPROFILE=FILE writes where the command allocated (every
+	// allocation sampled; `go tool pprof -sample_index=alloc_space`): in a
+	// short command, fresh heap is page faults, a large part of its time.
+	memProfile := os.Getenv("GIT_KB_MEMPROFILE")
+	if memProfile != "" {
+		runtime.MemProfileRate = 1
+	}
 	code := run(ctx, os.Args, env{Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, StderrTTY: isTTY(os.Stderr), StdoutTTY: isTTY(os.Stdout)})
 	stop()
 	pprof.StopCPUProfile()
+	if memProfile != "" {
+		if f, err := os.Create(memProfile); err == nil {
+			pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	os.Exit(code)
 }
 

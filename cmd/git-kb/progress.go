@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime/metrics"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -77,14 +77,13 @@ func (p *progress) done() {
 
 // memoryInUse is what the Go runtime holds from the system now (heap,
 // stacks, its own structures; not Badger's memory-mapped files), for the
-// progress line: "mem 412 MiB".
+// progress line: "mem 412 MiB". runtime.ReadMemStats, not runtime/metrics:
+// that package's initialiser builds its table of metrics in every start of
+// git kb, a search's too (issue 16); Sys is /memory/classes/total:bytes.
 func memoryInUse() string {
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		return ""
-	}
-	return fmt.Sprintf("mem %d MiB", (s[0].Value.Uint64()-s[1].Value.Uint64())>>20)
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return fmt.Sprintf("mem %d MiB", (m.Sys-m.HeapReleased)>>20)
 }
 
 func bar(done, total int) string {
