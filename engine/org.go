@@ -231,6 +231,17 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 	if len(todo) > 0 {
 		k.opt.note("publishing %d files (%s) of %s to %s at %s...", len(todo), repo, commit[:12], c.Collection(), k.Settings.Org.URL)
 		n, err := k.publishFiles(ctx, c, repo, remote, commit, todo, vecs)
+		if err != nil && vecs != nil && org.WrongDimensions(err) {
+			// The statistics above do not tell every dimension the
+			// collection's vector index holds: this repository's own
+			// vectors of an earlier model, or those of a repository
+			// since deleted (Weaviate keeps an index's dimension when
+			// its vectors are gone). Publishing again would fail the
+			// same way: the chunks are published without vectors.
+			k.opt.note("%s refuses vectors of %d dimensions (%s): its vector index holds another dimension (%v); publishing without vectors; git kb search --org finds it lexically", c.Collection(), stats.Dim, stats.Model, err)
+			vecs, stats.Model, stats.Dim, stats.Vectors = nil, "", 0, 0
+			n, err = k.publishFiles(ctx, c, repo, remote, commit, todo, nil)
+		}
 		st.Written = n
 		if err != nil {
 			return nil, fmt.Errorf("%w (%d chunks written; publish again to go on)", err, n)

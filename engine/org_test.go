@@ -645,3 +645,60 @@ func TestOrgRankSharedBlob(t *testing.T) {
 		}
 	}
 }
+
+// A repository whose embedder changed dimension publishes again: the
+// collection's vector index keeps the dimension of its first vectors
+// (even once they are deleted), which the statistics objects do not
+// always tell (this repository's own, or a deleted repository's), and
+// refuses the new ones. The chunks are then published without vectors,
+// said so, instead of failing every publish ("publish again to go on").
+func TestOrgPublishDimensionChange(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	k, dir := orgEngine(t, files, srv.URL, "kb.org.repo", "team/vec", "kb.embed.provider", "hash")
+	embedded := func() *Engine {
+		t.Helper()
+		ist, err := IndexCommit(ctx, k.Repo, "HEAD", Options{})
+		if err == nil {
+			err = EmbedAfterIndex(ctx, k.Repo, k.Embed, ist, "sync", Options{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		repo, err := gitx.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		k, err := Open(ctx, repo, Options{Getenv: func(string) string { return "" }, Version: "test",
+			Note: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { t.Log(notes) })
+		return k
+	}
+	k = embedded()
+	if _, err := k.Publish(ctx, PublishRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, dir, "config", "kb.embed.dimensions", "128")
+	k = reopen(t, dir)
+	k = embedded()
+	st, err := k.Publish(ctx, PublishRequest{})
+	if err != nil {
+		t.Fatalf("publish after a change of dimension: %v", err)
+	}
+	c, err := k.OrgClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _, err := c.Stats(ctx, "team/vec")
+	if err != nil || rs.Vectors != 0 || rs.Dim != 0 || st.Objects != st.Chunks {
+		t.Fatalf("published %+v, statistics %+v (%v)", st, rs, err)
+	}
+	r, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "发布失败后如何回滚", K: 4})
+	if err != nil || r.Mode != search.ModeLexical || len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
+		t.Fatalf("org search: %v %+v", err, r)
+	}
+}

@@ -301,3 +301,10 @@ func Terms(b *strings.Builder, term string, n int) {
 		b.WriteString(term)
 	}
 }
+
+// WrongDimensions reports whether err is Weaviate refusing a vector whose
+// length is not its vector index's (which keeps the dimension of the
+// first vector it was given, even once every vector is deleted).
+func WrongDimensions(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "vector dimensions do not match")
+}
