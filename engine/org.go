@@ -511,6 +511,10 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		}
 		return sm[1]
 	})
+	// The query's terms go to Weaviate: a secret pasted into the query
+	// (a key from a log line) is redacted first, as the published text
+	// was (and as the query is before it is embedded).
+	raw = k.Secrets.RedactText("", raw)
 	q, err := search.ParseQuery(raw)
 	if err != nil {
 		return nil, &UsageError{err.Error()}

@@ -1,18 +1,23 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,7 +99,7 @@ func TestOrgPublishAndSearch(t *testing.T) {
 	for p, s := range files {
 		docFiles[p] = s
 	}
-	docFiles["docs/ops/keys.md"] = "# 密钥轮换\n\n测试环境的访问密钥：\n\naws_access_key_id = AKIAZ7Q3R5T2XK4M9P2L\n\n每季度轮换一次。\n"
+	docFiles["docs/ops/keys.md"] = "# 密钥轮换\n\n测试环境的访问密钥：\n\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\n\n每季度轮换一次。\n"
 	docs, docsDir := orgEngine(t, docFiles, srv.URL, "kb.org.repo", "team/docs")
 	gosrc, goDir := orgEngine(t, goSource(t), srv.URL)
 	gittest.Git(t, goDir, "remote", "add", "origin", "https://ci:s3cret@github.com/golang/go.git")
@@ -700,5 +705,42 @@ func TestOrgPublishDimensionChange(t *testing.T) {
 	r, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "发布失败后如何回滚", K: 4})
 	if err != nil || r.Mode != search.ModeLexical || len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
 		t.Fatalf("org search: %v %+v", err, r)
+	}
+}
+
+// A secret in an org search's query (a key pasted from a log) does not
+// reach Weaviate: the query is redacted before its terms are sent, as
+// the published text was.
+func TestOrgQuerySecretRedacted(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	var sent []string
+	target, _ := url.Parse(srv.URL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		sent = append(sent, r.URL.String()+" "+string(b))
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	docFiles := map[string]string{"docs/ops/keys.md": "# 密钥轮换\n\n测试环境的访问密钥：\n\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\n\n每季度轮换一次。\n"}
+	k, _ := orgEngine(t, docFiles, proxy.URL, "kb.org.repo", "team/docs")
+	if _, err := k.Publish(ctx, PublishRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "访问密钥 AKIAIOSFODNN7EXAMPLE 轮换", K: 4})
+	if err != nil || len(r.Results) == 0 || r.Results[0].Path != "docs/ops/keys.md" {
+		t.Fatalf("org search: %v %+v", err, r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range sent {
+		if strings.Contains(strings.ToLower(s), "akiaiosfodnn7example") || strings.Contains(strings.ToLower(s), "iosfodnn7") {
+			t.Errorf("the query's secret was sent to Weaviate: %s", s)
+		}
 	}
 }
