@@ -584,25 +584,51 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 	} else {
 		close(qvecDone)
 	}
-	go func() {
-		defer close(corpusDone)
-		t0 := time.Now()
-		corpus, corpusErr = c.Corpus(ctx, f, terms)
-		lap("org: statistics", t0)
-	}()
+	// The chunks' text is two fifths of what they weigh, and only the
+	// results shown need it (their snippets), unless phrases or
+	// exclusions are checked against it.
+	needText := len(q.Phrases)+len(q.Excludes) > 0
 	// The user's own words twice: Weaviate's BM25 counts a word repeated
 	// in the query more, as local search weighs expansions below them.
 	qterms := append(append([]string(nil), terms...), resp.Terms...)
 	wfused := r.Mode == search.ModeHybrid && r.Fusion == OrgFusionWeaviate
 	go func() {
+		defer close(corpusDone)
+		t0 := time.Now()
+		// Weaviate's fusion ranks without our BM25: the statistics
+		// objects say which vectors compare, no document frequencies
+		// are needed (two counts per query term: most of the request).
+		dfTerms := terms
+		if wfused {
+			dfTerms = nil
+		}
+		corpus, corpusErr = c.Corpus(ctx, f, dfTerms)
+		lap("org: statistics", t0)
+	}()
+	go func() {
 		defer close(denseDone)
-		<-corpusDone
 		<-qvecDone
-		if r.Mode == search.ModeLexical || corpusErr != nil {
+		if r.Mode == search.ModeLexical {
 			return
 		}
 		if qvecErr != nil {
+			<-corpusDone
 			degraded = append(degraded, "dense retrieval failed: "+qvecErr.Error())
+			return
+		}
+		// Asked at once, beside the statistics: which repositories'
+		// vectors compare is known only from them, and the answer is
+		// dropped (or, rarely, asked again of fewer repositories) when
+		// some do not. Meanwhile it was never shown to anyone.
+		t0 := time.Now()
+		nq := org.Query{Vector: qvec, Limit: orgDenseChunks, Filter: f, NoText: !needText}
+		if wfused {
+			nq.Terms, nq.Alpha = qterms, OrgAlpha
+		}
+		hits, err := c.Search(ctx, nq)
+		lap("org: vectors", t0)
+		<-corpusDone
+		if corpusErr != nil {
 			return
 		}
 		var why string
@@ -610,23 +636,21 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		if why != "" {
 			degraded = append(degraded, why)
 		}
-		if dense == nil {
-			return
+		switch {
+		case dense == nil:
+		case len(dense.refused) > 0 && wfused:
+			// Weaviate's fusion cannot leave those repositories'
+			// vectors out of one query without leaving out their words.
+			degraded = append(degraded, "Weaviate's fusion cannot leave those repositories' vectors out and keep their words: answered lexically (--fusion rrf keeps the vector side for the others)")
+			dense = nil
+		case len(dense.refused) > 0:
+			t0 := time.Now()
+			nq.Filter = dense.filter
+			dense.hits, denseErr = c.Search(ctx, nq)
+			lap("org: vectors again", t0)
+		default:
+			dense.hits, denseErr = hits, err
 		}
-		t0 := time.Now()
-		nq := org.Query{Vector: qvec, Limit: orgDenseChunks, Filter: dense.filter}
-		if wfused {
-			if len(dense.refused) > 0 {
-				// Weaviate's fusion cannot leave those repositories' vectors
-				// out of one query without leaving out their words.
-				degraded = append(degraded, "Weaviate's fusion cannot leave those repositories' vectors out and keep their words: answered lexically (--fusion rrf keeps the vector side for the others)")
-				dense = nil
-				return
-			}
-			nq.Terms, nq.Alpha, nq.Limit = qterms, OrgAlpha, orgDenseChunks
-		}
-		dense.hits, denseErr = c.Search(ctx, nq)
-		lap("org: vectors", t0)
 	}()
 	// The lexical side: the files of the best chunks by Weaviate's BM25F
 	// over the query's terms, expansions included, then every chunk of
@@ -649,7 +673,7 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 			cands = kept
 		}
 		t0 = time.Now()
-		chunks, err := c.FileChunks(ctx, cands, terms)
+		chunks, err := c.FileChunks(ctx, cands, terms, needText)
 		lap("org: chunks", t0)
 		return chunks, err
 	}
@@ -691,13 +715,29 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		}
 	} else if wfused || r.Mode == search.ModeDense {
 		// No vector side, and no lexical side asked for: the lexical
-		// answer (Degraded says why).
+		// answer (Degraded says why), with the document frequencies
+		// Weaviate's fusion did not need.
+		if wfused {
+			t0 := time.Now()
+			if corpus, err = c.Corpus(ctx, f, terms); err != nil {
+				return nil, err
+			}
+			lap("org: statistics again", t0)
+		}
 		if chunks, err = lexical(); err != nil {
 			return nil, err
 		}
 	}
 	t0 := time.Now()
-	resp, err = orgRank(ctx, req, resp, corpus, chunks, dense, start)
+	var texts func([]org.ChunkRef) (map[org.ChunkRef]string, error)
+	if !needText {
+		texts = func(refs []org.ChunkRef) (map[org.ChunkRef]string, error) {
+			t0 := time.Now()
+			defer lap("org: text", t0)
+			return c.Texts(ctx, refs)
+		}
+	}
+	resp, err = orgRank(ctx, req, resp, corpus, chunks, dense, texts, start)
 	if resp != nil {
 		lap("org: rank", t0)
 		resp.Timings = timings
@@ -787,7 +827,11 @@ const orgDenseChunks = 100
 // concepts, file names, priors, near-duplicate folding, snippets; in
 // hybrid mode fused with the vector side's hits (dense). Each result then
 // names its repository and commit.
-func orgRank(ctx context.Context, req search.Request, resp *search.Response, corpus *org.Corpus, chunks []org.Chunk, dense *orgDense, start time.Time) (*search.Response, error) {
+//
+// texts, if set, reads the text of the results' chunks, read without it
+// (their snippets are made then).
+func orgRank(ctx context.Context, req search.Request, resp *search.Response, corpus *org.Corpus, chunks []org.Chunk, dense *orgDense,
+	texts func([]org.ChunkRef) (map[org.ChunkRef]string, error), start time.Time) (*search.Response, error) {
 	type chunkKey struct {
 		repo, blob, path string
 		ordinal          int
@@ -916,6 +960,7 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 	if err != nil {
 		return nil, err
 	}
+	var refs []org.ChunkRef
 	for _, x := range ranked.Results {
 		o := origins[x.Path]
 		if o == nil {
@@ -923,16 +968,35 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		}
 		x.Repo, x.Commit, x.Path = o.repo, o.commit, o.path
 		blob := strings.SplitN(x.ChunkID, ":", 2)[0]
+		ordinal := -1
 		if idx, err := strconv.Atoi(strings.TrimPrefix(x.ChunkID, blob+":")); err == nil && idx < len(o.ordinals) {
-			x.ChunkID = fmt.Sprintf("%s:%d", blob, o.ordinals[idx])
+			ordinal = o.ordinals[idx]
+			x.ChunkID = fmt.Sprintf("%s:%d", blob, ordinal)
 		}
 		x.Citation = OrgCitation(o.repo, o.commit, o.path, x.StartLine, x.EndLine)
+		refs = append(refs, org.ChunkRef{Repo: o.repo, Blob: x.Blob, Ordinal: ordinal})
 		for i, p := range x.AlsoAt {
 			if ao := origins[p]; ao != nil {
 				x.AlsoAt[i] = ao.repo + ":" + ao.path
 			}
 		}
 		resp.Results = append(resp.Results, x)
+	}
+	if texts != nil && len(refs) > 0 {
+		got, err := texts(refs)
+		if err != nil {
+			return nil, err
+		}
+		for i := range resp.Results {
+			x := &resp.Results[i]
+			text, ok := got[refs[i]]
+			if !ok || x.StartLine < 1 {
+				continue
+			}
+			lines := append(make([]string, x.StartLine-1), strings.Split(text, "\n")...)
+			x.Snippet = search.Snippet(lines, x.StartLine, x.EndLine, ranked.Terms)
+		}
+		search.Highlight(resp.Results, ranked.Terms)
 	}
 	resp.Mode, resp.Fusion, resp.Dense, resp.Degraded = ranked.Mode, ranked.Fusion, ranked.Dense, ranked.Degraded
 	resp.Expansions = ranked.Expansions

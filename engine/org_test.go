@@ -158,6 +158,10 @@ func TestOrgPublishAndSearch(t *testing.T) {
 		for _, l := range local.Results {
 			if l.Path == top.Path && l.StartLine == top.StartLine && l.EndLine == top.EndLine && l.Blob == top.Blob {
 				found = true
+				// The text is read for the results only: the same snippet.
+				if l.Snippet != top.Snippet || fmt.Sprint(l.Highlights) != fmt.Sprint(top.Highlights) {
+					t.Errorf("--org %q snippet %q %q, local %q %q", tc.query, top.Snippet, top.Highlights, l.Snippet, l.Highlights)
+				}
 			}
 		}
 		if !found {
@@ -464,6 +468,12 @@ func TestOrgPublishVectors(t *testing.T) {
 	if err != nil || r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "no vectors published") || len(r.Results) == 0 {
 		t.Fatalf("org search before vectors: %v %+v", err, r)
 	}
+	// Ranked as a lexical search is, with the same statistics.
+	lex, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "发布失败后如何回滚", K: 4, Mode: search.ModeLexical, Explain: true})
+	r2, err2 := k.OrgSearch(ctx, OrgSearchRequest{Query: "发布失败后如何回滚", K: 4, Explain: true})
+	if err != nil || err2 != nil || len(lex.Results) != len(r2.Results) || lex.Results[0].Score != r2.Results[0].Score {
+		t.Fatalf("lexical %v %+v, hybrid fallen back %v %+v", err, lex, err2, r2)
+	}
 	// Embedded now: the next publish writes the vectors.
 	if err := EmbedAfterIndex(ctx, k.Repo, k.Embed, ist, "sync", Options{}); err != nil {
 		t.Fatal(err)
@@ -636,7 +646,7 @@ func TestOrgRankSharedBlob(t *testing.T) {
 		req := search.Request{Query: "回滚 步骤", Parsed: q, K: 10, PerFile: 1, Mode: search.ModeHybrid, Fusion: search.FusionRRF}
 		corpus := &org.Corpus{Repos: map[string]org.RepoStats{"team/a": {Chunks: 3, Files: 1, BodyLen: 6}, "team/b": {Chunks: 3, Files: 1, BodyLen: 6}},
 			DF: map[string]int{"回滚": 6, "步骤": 6}, FileDF: map[string]int{"回滚": 2, "步骤": 2}}
-		r, err := orgRank(context.Background(), req, &search.Response{Results: []search.Result{}}, corpus, []org.Chunk{a2}, dense, time.Now())
+		r, err := orgRank(context.Background(), req, &search.Response{Results: []search.Result{}}, corpus, []org.Chunk{a2}, dense, nil, time.Now())
 		if err != nil {
 			t.Fatalf("fusion %q: %v", fused, err)
 		}

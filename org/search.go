@@ -82,6 +82,9 @@ type Query struct {
 	Alpha  float32
 	Limit  int // chunks wanted
 	Filter Filter
+	// NoText leaves the chunks' text out of the answer (Texts reads it
+	// for the few shown): two fifths of what a chunk weighs.
+	NoText bool
 }
 
 // Hit is one chunk found, with its score: BM25F, the hybrid's fused
@@ -123,19 +126,65 @@ func (c *Client) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if w := q.Filter.where(); w != nil {
 		get = get.WithWhere(w)
 	}
-	get = get.WithFields(append(chunkFields(), graphql.Field{Name: "_additional", Fields: []graphql.Field{add}})...)
+	get = get.WithFields(append(chunkFields(!q.NoText), graphql.Field{Name: "_additional", Fields: []graphql.Field{add}})...)
 	return c.readChunks(ctx, "searching "+c.class, get)
 }
 
-// chunkFields are what an org search reads of a chunk: where it is, what
-// it says, its terms and its file's metadata.
-func chunkFields() []graphql.Field {
+// chunkFields are what an org search reads of a chunk: where it is, its
+// terms, its file's metadata, and with text what it says.
+func chunkFields(text bool) []graphql.Field {
 	var out []graphql.Field
 	for _, p := range []string{pRepo, pRemote, pCommit, pBlob, pPath, pOrdinal, pStart, pEnd, pTitle, pHeading,
-		pLang, pTags, pOwner, pSymbols, pText, pBody, pHeadTerms, pPathTerms, pSymTerms, pBodyLen, pFileLen, pFileMeta} {
+		pLang, pTags, pOwner, pSymbols, pBody, pHeadTerms, pPathTerms, pSymTerms, pBodyLen, pFileLen, pFileMeta} {
 		out = append(out, graphql.Field{Name: p})
 	}
+	if text {
+		out = append(out, graphql.Field{Name: pText})
+	}
 	return out
+}
+
+// ChunkRef names one published chunk.
+type ChunkRef struct {
+	Repo, Blob string
+	Ordinal    int
+}
+
+// Texts reads the text of the chunks named, in one request (by their
+// object ids): the text of the few results shown, when the candidates
+// were read without it.
+func (c *Client) Texts(ctx context.Context, refs []ChunkRef) (map[ChunkRef]string, error) {
+	out := map[ChunkRef]string{}
+	if len(refs) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = ObjectID(r.Repo, r.Blob, c.pipeline, r.Ordinal)
+	}
+	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(len(ids)).
+		WithWhere(filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(ids...)).
+		WithFields(graphql.Field{Name: pRepo}, graphql.Field{Name: pBlob}, graphql.Field{Name: pOrdinal}, graphql.Field{Name: pText})
+	err := c.call(ctx, "reading the results' text", func(ctx context.Context) error {
+		resp, err := c.getOne(ctx, get)
+		if err != nil {
+			return err
+		}
+		var r struct {
+			Get map[string][]struct {
+				Repo, Blob, Text string
+				Ordinal          int
+			}
+		}
+		if err := remarshal(resp.Data, &r); err != nil {
+			return err
+		}
+		for _, o := range r.Get[c.class] {
+			out[ChunkRef{o.Repo, o.Blob, o.Ordinal}] = o.Text
+		}
+		return nil
+	})
+	return out, err
 }
 
 // readChunks runs a Get of chunkFields (and _additional score or
@@ -274,10 +323,10 @@ func (c *Client) getOne(ctx context.Context, get *graphql.GetBuilder) (*models.G
 }
 
 // FileChunks are the chunks of files that hold any of terms (chunkTerms),
-// with everything published of them: the evidence an org search ranks
+// with everything published of them (the text only if asked): the evidence an org search ranks
 // its candidate files by, as local search ranks a file by its chunks
 // that match.
-func (c *Client) FileChunks(ctx context.Context, files []FileRef, terms []string) ([]Chunk, error) {
+func (c *Client) FileChunks(ctx context.Context, files []FileRef, terms []string, text bool) ([]Chunk, error) {
 	if len(files) == 0 || len(terms) == 0 {
 		return nil, nil
 	}
@@ -298,7 +347,7 @@ func (c *Client) FileChunks(ctx context.Context, files []FileRef, terms []string
 		where = filters.Where().WithOperator(filters.Or).WithOperands(or)
 	}
 	where = and(where, filters.Where().WithPath([]string{pChunkTerms}).WithOperator(filters.ContainsAny).WithValueText(terms...))
-	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(maxFileChunks).WithWhere(where).WithFields(chunkFields()...)
+	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(maxFileChunks).WithWhere(where).WithFields(chunkFields(text)...)
 	hits, err := c.readChunks(ctx, "reading the candidates' chunks", get)
 	out := make([]Chunk, len(hits))
 	for i, h := range hits {
