@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"math"
 	"regexp"
-	"sort"
 
 	"github.com/git-kb/git-kb/store"
 )
@@ -153,12 +152,62 @@ func vocabScores(blobs []vocabPoint) []uint8 {
 	return out
 }
 
+// median is the middle value of xs (the mean of the two middle values for
+// an even count; xs is left as it is), found by selection in linear time
+// rather than by a sort: vocabScores takes two medians over every file of
+// a view on every commit, 46k files at 4x Go's source (issue 20).
 func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
 	n := len(s)
+	k := n / 2
+	hi := selectKth(s, k)
 	if n%2 == 1 {
-		return s[n/2]
+		return hi
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	lo := s[0] // s[:k] holds the k smallest: the largest of them is next below
+	for _, x := range s[1:k] {
+		lo = max(lo, x)
+	}
+	return (lo + hi) / 2
+}
+
+// selectKth reorders s so that s[k] is its k-th smallest value (from 0)
+// and every value before it is no larger, and returns it (quickselect
+// with a median-of-three pivot and a three-way partition, so runs of
+// equal values, common among small files, cost one pass).
+func selectKth(s []float64, k int) float64 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi]
+		p := c
+		switch {
+		case (a <= b) == (b <= c):
+			p = b
+		case (b <= a) == (a <= c):
+			p = a
+		}
+		lt, i, gt := lo, lo, hi // [lo,lt) < p, [lt,i) == p, (gt,hi] > p
+		for i <= gt {
+			switch {
+			case s[i] < p:
+				s[lt], s[i] = s[i], s[lt]
+				lt++
+				i++
+			case s[i] > p:
+				s[i], s[gt] = s[gt], s[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return p
+		}
+	}
+	return s[k]
 }

@@ -2,7 +2,9 @@ package index
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -103,5 +105,43 @@ func TestVocabOutliers(t *testing.T) {
 	}
 	if n := len(vocabOutliers(headers, blobs[:10])); n != 0 {
 		t.Errorf("10 files: %d outliers, want none (too few to know what is normal)", n)
+	}
+}
+
+// median by selection gives exactly what sorting gives, for odd and even
+// counts, runs of equal values and sorted or reversed input, and leaves its
+// argument as it was.
+func TestMedianMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 2000; trial++ {
+		n := 1 + rng.IntN(300)
+		xs := make([]float64, n)
+		distinct := 1 + rng.IntN(n+1)
+		for i := range xs {
+			xs[i] = float64(rng.IntN(distinct)) * 0.37
+			if trial%3 == 0 {
+				xs[i] = rng.NormFloat64()
+			}
+		}
+		switch trial % 7 {
+		case 1:
+			slices.Sort(xs)
+		case 2:
+			slices.Sort(xs)
+			slices.Reverse(xs)
+		}
+		orig := slices.Clone(xs)
+		s := slices.Clone(xs)
+		slices.Sort(s)
+		want := s[n/2]
+		if n%2 == 0 {
+			want = (s[n/2-1] + s[n/2]) / 2
+		}
+		if got := median(xs); got != want {
+			t.Fatalf("median of %v = %v, want %v", orig, got, want)
+		}
+		if !slices.Equal(xs, orig) {
+			t.Fatalf("median changed its argument")
+		}
 	}
 }
