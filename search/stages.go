@@ -868,11 +868,11 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 			}
 		}
 		if req.on(LeverLinks) && m.Links > 0 && s.DB != nil { // org search (no DB) cannot count links in
-			in, err := s.inLinks(req.View, f.entry)
+			in, counted, err := s.inLinks(req.View, f.entry)
 			if err != nil {
 				return err
 			}
-			if r := math.Log(float64(1+m.Links) / float64(1+in)); r > 0 {
+			if r := math.Log(float64(1+m.Links) / float64(1+in)); counted && r > 0 {
 				f.factor(PriorFactor{Name: "overview", Factor: 1 / (1 + linkWeight*r),
 					Reason: fmt.Sprintf("links to %d other pages and is linked from %d: an overview of pages that explain each part", m.Links, in)})
 			}
@@ -985,20 +985,23 @@ var linkWeight = 0.2
 // with its extension (auto-random.md): the documents linking to it, as a
 // Markdown link writes the target's name. A name several directories
 // share (overview.md) counts the links to each of them, which only
-// weakens the demotion.
-func (s *Searcher) inLinks(v *store.View, e *store.ViewEntry) (int, error) {
+// weakens the demotion. counted is false when the name cannot be looked
+// up (the analyzer does not keep it whole: 回滚指南.md, release notes.md):
+// then nothing is known of the links to it, and the page is no overview
+// for want of them.
+func (s *Searcher) inLinks(v *store.View, e *store.ViewEntry) (in int, counted bool, err error) {
 	terms := s.analyzer().Terms(path.Base(e.Path))
 	if len(terms) == 0 || !strings.Contains(terms[0], ".") {
-		return 0, nil // a name the analyzer does not keep whole (回滚指南.md)
+		return 0, false, nil
 	}
 	var ps []store.Posting
-	err := s.DB.Postings(s.Pipeline, terms[0], v.Segments(), func(_ uint32, data []byte) error {
+	err = s.DB.Postings(s.Pipeline, terms[0], v.Segments(), func(_ uint32, data []byte) error {
 		var err error
 		ps, err = store.DecodePostings(ps, data)
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("read postings of %q: %w", terms[0], err)
+		return 0, false, fmt.Errorf("read postings of %q: %w", terms[0], err)
 	}
 	from := map[int]bool{}
 	for _, p := range ps {
@@ -1010,7 +1013,7 @@ func (s *Searcher) inLinks(v *store.View, e *store.ViewEntry) (int, error) {
 			from[i] = true
 		}
 	}
-	return len(from), nil
+	return len(from), true, nil
 }
 
 // Prior weights: demotions, never exclusions.

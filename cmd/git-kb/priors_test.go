@@ -199,3 +199,29 @@ func TestOverviewPrior(t *testing.T) {
 		t.Errorf("--ranking -links: %v, want the overview first on words alone (else this test shows nothing)", got)
 	}
 }
+
+// TestOverviewPriorUncountedName: a page whose file name the analyzer
+// does not keep whole (a Chinese name) cannot have the links to it
+// counted; it is then no overview for want of them. It was demoted as one,
+// "linked from 0" though three pages link to it.
+func TestOverviewPriorUncountedName(t *testing.T) {
+	dir := gittest.New(t, map[string]string{
+		"docs/回滚指南.md": "# 回滚指南\n\n发布失败后如何回滚：执行回滚命令，恢复上一个版本。\n\n相关：[发布流程](发布流程.md)\n",
+		"docs/发布流程.md": "# 发布流程\n\n发布前检查配置。失败见 [回滚指南](回滚指南.md)。\n",
+		"docs/常见问题.md": "# 常见问题\n\n发布失败见 [回滚指南](回滚指南.md)，流程见 [发布流程](发布流程.md)。\n",
+		"docs/故障处理.md": "# 故障处理\n\n回滚失败请看 [回滚指南](回滚指南.md)。\n",
+	})
+	r := searchJSON(t, dir, "发布失败后如何回滚")
+	found := false
+	for _, x := range r.Results {
+		found = found || x.Path == "docs/回滚指南.md"
+		for _, p := range x.Priors {
+			if p.Name == "overview" {
+				t.Errorf("%s: %s (%.3f), though the links to it were not counted", x.Path, p.Reason, p.Factor)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("docs/回滚指南.md not found: %v", paths(r))
+	}
+}
