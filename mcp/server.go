@@ -282,7 +282,7 @@ func (t *tools) hybridSearch(ctx context.Context, _ *sdk.CallToolRequest, in Sea
 			return nil, nil, err
 		}
 		resp.Timings, resp.Terms = nil, nil
-		return nil, resp, nil
+		return nil, minScore(resp, in.MinScore), nil
 	}
 	if in.Mode != "" && in.Mode != search.ModeLexical && !r.Backend.DenseOn() {
 		return nil, nil, fmt.Errorf("mode %s needs an embedder, and %s has none configured: use mode lexical, or see index_status", in.Mode, r.Name)
@@ -291,18 +291,25 @@ func (t *tools) hybridSearch(ctx context.Context, _ *sdk.CallToolRequest, in Sea
 	if err != nil {
 		return nil, nil, err
 	}
-	if in.MinScore > 0 {
-		kept := resp.Results[:0]
-		keptPaths := map[string]bool{}
-		for _, res := range resp.Results {
-			if res.Related != nil && keptPaths[res.Related.From] || res.Related == nil && res.Score >= in.MinScore {
-				kept = append(kept, res)
-				keptPaths[res.Path] = true
-			}
-		}
-		resp.Results = kept
+	return nil, minScore(resp, in.MinScore), nil
+}
+
+// minScore drops the results scoring below min (0: none), and the
+// related results of those dropped.
+func minScore(resp *search.Response, min float64) *search.Response {
+	if min <= 0 {
+		return resp
 	}
-	return nil, resp, nil
+	kept := resp.Results[:0]
+	keptPaths := map[string]bool{}
+	for _, res := range resp.Results {
+		if res.Related != nil && keptPaths[res.Related.From] || res.Related == nil && res.Score >= min {
+			kept = append(kept, res)
+			keptPaths[res.Path] = true
+		}
+	}
+	resp.Results = kept
+	return resp
 }
 
 func (t *tools) keywordSearch(ctx context.Context, _ *sdk.CallToolRequest, in KeywordIn) (*sdk.CallToolResult, *search.Response, error) {

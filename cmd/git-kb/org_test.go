@@ -6,6 +6,7 @@ import (
 
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/org/orgtest"
+	"github.com/git-kb/git-kb/search"
 )
 
 // TestOrgCommands: git kb publish, search --org and show of an org
@@ -52,5 +53,21 @@ func TestOrgCommands(t *testing.T) {
 	out, _, code = kb(t, dir, "search", "--org", "发布失败后如何回滚")
 	if code != 0 || !strings.Contains(out, "team/runbooks") || !strings.Contains(out, cit) {
 		t.Errorf("search --org text: %s", out)
+	}
+
+	// MCP: hybrid_search org: true answers as search --org, takes mode
+	// (no embedder here: lexical, said so) and min_score as for this
+	// repository (min_score was left out for org).
+	s := mcpSession(t, dir)
+	var mr search.Response
+	if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "发布失败后如何回滚", "org": true}, &mr); msg != "" || len(mr.Results) == 0 || mr.Results[0].Citation != cit {
+		t.Fatalf("hybrid_search org: %s %+v", msg, mr)
+	}
+	top := mr.Results[0].Score
+	if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "发布失败后如何回滚", "org": true, "mode": "hybrid"}, &mr); msg != "" || mr.Mode != search.ModeLexical || !strings.Contains(mr.Degraded, "no embedder") || len(mr.Results) == 0 {
+		t.Errorf("hybrid_search org, mode hybrid without an embedder: %s %+v", msg, mr)
+	}
+	if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "发布失败后如何回滚", "org": true, "min_score": top * 2}, &mr); msg != "" || len(mr.Results) != 0 {
+		t.Errorf("hybrid_search org, min_score %v above the best score: %s %+v", top*2, msg, mr.Results)
 	}
 }
