@@ -14,9 +14,10 @@ Prints one JSON object per figure:
             not compete) and local p50/p95 wall ms per query process,
             top-10 file overlap, Recall@10 and MRR@10 of each (score.py's
             definitions, file level)
-  scale     --org and local p50/p95 (same queries, same run) as the
-            collection grows to 1, 2, 5 and --copies published copies of
-            the first corpus (other kb.org.repo names; deleted at the end)
+  scale     --org (its default, and lexical) and local p50/p95 (same
+            queries, same run) as the collection grows to 1, 2, 5 and
+            --copies published copies of the first corpus (other
+            kb.org.repo names; deleted at the end)
 
 --hybrid embeds with the hash embedder and measures, per dev set, local
 lexical and hybrid search beside --org lexical, hybrid with our fusion and
@@ -173,16 +174,18 @@ def scale_figures(kb, queries_dir, name, repo, qfile, copies, nq, url):
                 st, pms = publish(kb, repo, f"{name}-copy-{n}")
                 print(json.dumps({"figure": "scale-publish", "copy": n, "written": st["written"], "seconds": round(pms / 1000, 1)}), flush=True)
             sh(["git", "config", "kb.org.repo", name], repo)
-            loc, org = [], []
+            loc, org, lex = [], [], []
             for q in qs:
                 loc.append(timed([kb, "search", "--json", "-n", "10", q["query"]], repo)[1])
                 org.append(timed([kb, "search", "--org", "--json", "-n", "10", q["query"]], repo)[1])
+                lex.append(timed([kb, "search", "--org", "--mode", "lexical", "--json", "-n", "10", q["query"]], repo)[1])
             objs = sh(["curl", "-s", url + "/v1/graphql", "-H", "Content-Type: application/json", "-d",
                        '{"query":"{Aggregate{GitKB{meta{count}}}}"}'], repo).stdout
             count = json.loads(objs)["data"]["Aggregate"]["GitKB"][0]["meta"]["count"]
             print(json.dumps({"figure": "scale", "copies": mark, "objects": count,
                               "local_ms_p50": round(pct(loc, 50)), "local_ms_p95": round(pct(loc, 95)),
-                              "org_ms_p50": round(pct(org, 50)), "org_ms_p95": round(pct(org, 95))}), flush=True)
+                              "org_ms_p50": round(pct(org, 50)), "org_ms_p95": round(pct(org, 95)),
+                              "org_lexical_ms_p50": round(pct(lex, 50)), "org_lexical_ms_p95": round(pct(lex, 95))}), flush=True)
     finally:
         sh(["git", "config", "kb.org.repo", name], repo)
         delete_copies(url, f"{name}-copy-*")
