@@ -168,14 +168,7 @@ func (d *DB) BlobMeta(pv byte, blob SHA) (*BlobMeta, error) {
 	var m BlobMeta
 	key := metaKey(pv, blob)
 	err := d.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(key)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		return item.Value(func(b []byte) error {
+		return readValue(txn, key, func(b []byte) error {
 			if err := decodeBlobMeta(b, &m); err != nil {
 				return corrupt("record %s does not decode: %v", keyName(key), err)
 			}
@@ -203,14 +196,7 @@ func (d *DB) BlobHead(pv byte, blob SHA) (*BlobMeta, error) {
 	}
 	key := metaKey(pv, blob)
 	err := d.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(key)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		return item.Value(func(b []byte) error {
+		return readValue(txn, key, func(b []byte) error {
 			head, _, err := splitMeta(b, true)
 			if err == nil && (len(b) == 0 || b[0] != metaPacked) {
 				head = withoutChunks(b) // format 2: the chunks are inside
@@ -239,14 +225,7 @@ func (d *DB) BlobHead(pv byte, blob SHA) (*BlobMeta, error) {
 func (d *DB) BlobChunk(pv byte, blob SHA, idx int) (c ChunkMeta, ok bool, err error) {
 	key := metaKey(pv, blob)
 	err = d.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(key)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		return item.Value(func(b []byte) error {
+		return readValue(txn, key, func(b []byte) error {
 			// Format 3: the chunks are in the compressed tail; format 2:
 			// in the record itself (splitMeta returns no tail).
 			_, tail, err := splitMeta(b, false)

@@ -332,6 +332,17 @@ func DirSize(dir string) int64 {
 }
 
 func getJSON(txn *badger.Txn, key []byte, v any) error {
+	return readValue(txn, key, func(b []byte) error {
+		if err := json.Unmarshal(b, v); err != nil {
+			return corrupt("record %s does not decode: %v", keyName(key), err)
+		}
+		return nil
+	})
+}
+
+// readValue calls f with key's value in place (valid only during f, as
+// Badger's Item.Value says), ErrNotFound when there is none.
+func readValue(txn *badger.Txn, key []byte, f func([]byte) error) error {
 	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return ErrNotFound
@@ -339,12 +350,7 @@ func getJSON(txn *badger.Txn, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return item.Value(func(b []byte) error {
-		if err := json.Unmarshal(b, v); err != nil {
-			return corrupt("record %s does not decode: %v", keyName(key), err)
-		}
-		return nil
-	})
+	return item.Value(f)
 }
 
 func get(txn *badger.Txn, key []byte) ([]byte, error) {
