@@ -873,7 +873,7 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 				return err
 			}
 			if r := math.Log(float64(1+m.Links) / float64(1+in)); counted && r > 0 {
-				f.factor(PriorFactor{Name: "overview", Factor: 1 / (1 + linkWeight*r),
+				f.factor(PriorFactor{Name: "overview", Factor: math.Round(1000/(1+linkWeight*r)) / 1000, // shown in --explain and --json: three decimals
 					Reason: fmt.Sprintf("links to %d other pages and is linked from %d: an overview of pages that explain each part", m.Links, in)})
 			}
 		}
