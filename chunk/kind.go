@@ -125,7 +125,7 @@ func isMigration(p string) bool {
 // AI coding agents read: the AGENTS.md convention and each tool's own
 // (Claude Code, Gemini CLI, Copilot, Cursor, Windsurf, Cline, Roo, Goose).
 var agentFiles = map[string]bool{
-	"agents.md": true, "agent.md": true, "claude.md": true, "claude.local.md": true, "gemini.md": true,
+	"agents.md": true, "claude.md": true, "claude.local.md": true, "gemini.md": true,
 	"copilot-instructions.md": true, ".cursorrules": true, ".windsurfrules": true, ".clinerules": true,
 	".roorules": true, ".goosehints": true,
 }

@@ -56,6 +56,7 @@ func TestPathKind(t *testing.T) {
 		".claude/commands/review.md":                    KindAgent,
 		".github/workflows/ci.yml":                      "",
 		"docs/agent/overview.md":                        "",
+		"docs/monitoring/agent.md":                      "",
 		"internal/agent/agent.go":                       "",
 		"cursor/rules.go":                               "",
 	} {

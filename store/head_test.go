@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -158,6 +159,23 @@ func TestNthChunk(t *testing.T) {
 	for _, in := range []string{`{"chunks":[1,2]}`, `{"chunks":null}`, `{"chunks":[{"s":1`, `{"chunks":[{"s":1}`} {
 		if _, ok, walked := nthChunk([]byte(in), 0); ok || walked {
 			t.Errorf("nthChunk(%s, 0) = ok %v, walked %v; want false, false", in, ok, walked)
+		}
+	}
+}
+
+// TestDamagedLengthIsAnError: a length read from a damaged record (huge,
+// or past int's range and so negative) is an error of the record, not an
+// allocation of that size or a panic.
+func TestDamagedLengthIsAnError(t *testing.T) {
+	for _, n := range []uint64{1 << 40, 1<<63 + 5} {
+		b := binary.AppendUvarint([]byte{metaPacked}, n)
+		b = append(b, `{"lang":"go"}`...)
+		if _, _, err := splitMeta(b, true); err == nil {
+			t.Errorf("length %d: no error", n)
+		}
+		r := reader{b: binary.AppendUvarint(nil, n)}
+		if s := r.string(); s != "" || r.err == nil {
+			t.Errorf("length %d: string %q, err %v", n, s, r.err)
 		}
 	}
 }

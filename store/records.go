@@ -584,10 +584,13 @@ func (r *reader) byte() byte {
 	return c
 }
 
+// bytes returns the next n bytes, or nil (and errShort) when the record
+// has fewer: a length read from a damaged record may be huge or, past
+// int's range, negative, and must not become an allocation or a panic.
 func (r *reader) bytes(n int) []byte {
-	if r.err != nil || len(r.b) < n {
+	if r.err != nil || n < 0 || len(r.b) < n {
 		r.err = errShort
-		return make([]byte, n)
+		return nil
 	}
 	s := r.b[:n]
 	r.b = r.b[n:]
