@@ -829,6 +829,7 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 // could reach the page.
 func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 	wantTests, wantChangelog, wantAgents := q.asksForTests(), q.asksForChangelog(), q.asksForAgents()
+	var viewSegs map[uint32]bool // the view's segments, when a page's links are counted
 	weigh := func(f *fileHits, kind string) {
 		if kind == "" || wantTests && (kind == chunk.KindTest || kind == chunk.KindExample) ||
 			wantChangelog && (kind == chunk.KindChangelog || kind == chunk.KindMigration) ||
@@ -868,7 +869,10 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 			}
 		}
 		if req.on(LeverLinks) && m.Links > 0 && s.DB != nil { // org search (no DB) cannot count links in
-			in, counted, err := s.inLinks(req.View, f.entry)
+			if viewSegs == nil {
+				viewSegs = req.View.Segments() // a walk over every entry: once, not per page
+			}
+			in, counted, err := s.inLinks(req.View, viewSegs, f.entry)
 			if err != nil {
 				return err
 			}
@@ -989,13 +993,13 @@ var linkWeight = 0.2
 // up (the analyzer does not keep it whole: 回滚指南.md, release notes.md):
 // then nothing is known of the links to it, and the page is no overview
 // for want of them.
-func (s *Searcher) inLinks(v *store.View, e *store.ViewEntry) (in int, counted bool, err error) {
+func (s *Searcher) inLinks(v *store.View, segs map[uint32]bool, e *store.ViewEntry) (in int, counted bool, err error) {
 	terms := s.analyzer().Terms(path.Base(e.Path))
 	if len(terms) == 0 || !strings.Contains(terms[0], ".") {
 		return 0, false, nil
 	}
 	var ps []store.Posting
-	err = s.DB.Postings(s.Pipeline, terms[0], v.Segments(), func(_ uint32, data []byte) error {
+	err = s.DB.Postings(s.Pipeline, terms[0], segs, func(_ uint32, data []byte) error {
 		var err error
 		ps, err = store.DecodePostings(ps, data)
 		return err
@@ -1003,14 +1007,13 @@ func (s *Searcher) inLinks(v *store.View, e *store.ViewEntry) (in int, counted b
 	if err != nil {
 		return 0, false, fmt.Errorf("read postings of %q: %w", terms[0], err)
 	}
-	from := map[int]bool{}
+	from := map[*store.ViewEntry]bool{}
 	for _, p := range ps {
 		if p.TF[store.FieldBody] == 0 {
 			continue // the file's own path, or another file of that name
 		}
-		i := sort.Search(len(v.Entries), func(i int) bool { return v.Entries[i].First+v.Entries[i].N > p.Chunk })
-		if i < len(v.Entries) && v.Entries[i].First <= p.Chunk && &v.Entries[i] != e && v.Entries[i].Path != e.Path {
-			from[i] = true
+		if src := entryOf(v, p.Chunk); src != nil && src.Path != e.Path {
+			from[src] = true // a live file of the view other than e
 		}
 	}
 	return len(from), true, nil
