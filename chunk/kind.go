@@ -177,11 +177,12 @@ var generatedHeader = lazyRE(`(?i)(code generated .*do not edit|@generated|auto-
 
 // Data-table detection: a file is a table when at least dataMinLines of
 // its lines are code and at least dataFraction of those are literal
-// entries. Measured on Go's source (go1.26.8): at 0.7 and 100 lines it
-// catches syscall/zerrors_*, zsysnum_*, unicode/tables.go, html/entity.go,
-// the assemblers' anames.go (183 files), and keeps debug/elf/elf.go
-// (0.66: constants and the code using them) and every implementation file
-// the dev queries point at.
+// entries (a trailing comment left out). Measured on Go's source
+// (go1.26.8): at 0.7 and 100 lines it catches syscall/zerrors_*,
+// zsysnum_* (with the BSDs' commented entries), unicode/tables.go,
+// html/entity.go, the assemblers' anames.go, debug/elf/elf.go (3,681
+// lines of constants and their name tables) and syscall/tables_js.go, and
+// keeps every implementation file the dev queries point at.
 const (
 	dataMinLines = 100
 	dataFraction = 0.7
@@ -215,7 +216,7 @@ func ContentKind(p, text string) string {
 			continue
 		}
 		code++
-		if literalEntry(s) {
+		if literalEntry(withoutTrailingComment(s)) {
 			data++
 		}
 	}
@@ -226,6 +227,32 @@ func ContentKind(p, text string) string {
 		return KindGenerated
 	}
 	return ""
+}
+
+// withoutTrailingComment is a code line without the comment that ends it
+// (// or /* */, outside string literals): SYS_EXIT = 1 // { void
+// sys_exit(int rval); } is a table entry with a note, and the note's
+// words are not the line's names. Without this the BSD zsysnum_* tables,
+// whose every entry carries the C prototype, read as code.
+func withoutTrailingComment(s string) string {
+	for i := 0; i+1 < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\'', '`':
+			j := i + 1
+			for j < len(s) && s[j] != c {
+				if s[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			i = j
+		case '/':
+			if s[i+1] == '/' || s[i+1] == '*' && strings.HasSuffix(s, "*/") {
+				return strings.TrimSpace(s[:i])
+			}
+		}
+	}
+	return s
 }
 
 // dataKeywords are words that make a line logic rather than an entry.

@@ -33,4 +33,6 @@ package index
 //	   outliers in the view (search priors and duplicate folding)
 //	5: a Markdown file's count of links to other documents in the blob
 //	   metadata (search prior on overview pages)
-const PipelineVersion = 5
+//	6: a table entry's trailing comment no longer hides it from the
+//	   data-table kind (chunk.ContentKind: the BSDs' zsysnum_* tables)
+const PipelineVersion = 6
