@@ -1,5 +1,7 @@
 package search
 
+import "slices"
+
 // conceptScores scores a word and its translations as one concept
 // (lever "concept"): a chunk or file gets, for each of the user's words
 // that has translations, the better of the word's own evidence and its
@@ -24,7 +26,12 @@ type conceptScores struct {
 
 // newConceptScores maps the lists (in scoring order) to concepts; top is
 // the largest chunk id among them. nil when no word gained translations.
-func newConceptScores(lists []termPostings, top uint32) *conceptScores {
+//
+// A concept whose word the analyzer cut into several of the user's terms
+// (spans: 构建器 -> 构建, 器) has no term of its own; a translation found
+// sets the coverage bits of the terms it spans, so a file that says
+// builder covers the 构建 and the 器 of the question.
+func newConceptScores(lists []termPostings, top uint32, spans map[string][]string) *conceptScores {
 	ids := map[string]int{}
 	for _, tp := range lists {
 		if tp.term.from != "" && tp.term.from != feedbackFrom {
@@ -47,6 +54,13 @@ func newConceptScores(lists []termPostings, top uint32) *conceptScores {
 				cs.concept[li] = k
 				if tp.idx < 64 {
 					cs.bit[k] = 1 << tp.idx
+				}
+			}
+			if tp.idx < 64 {
+				for from, terms := range spans {
+					if k, ok := ids[from]; ok && slices.Contains(terms, tp.term.term) {
+						cs.bit[k] |= 1 << tp.idx
+					}
 				}
 			}
 		case tp.term.from != feedbackFrom:

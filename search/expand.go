@@ -75,6 +75,20 @@ func expandQuery(req Request, q *query) {
 	an := q.an
 	for i := range exps {
 		e := &exps[i]
+		if !own[e.From] {
+			var terms []string
+			for _, t := range an.Terms(e.From) {
+				if own[t] {
+					terms = append(terms, t)
+				}
+			}
+			if len(terms) > 0 {
+				if q.spans == nil {
+					q.spans = map[string][]string{}
+				}
+				q.spans[e.From] = terms
+			}
+		}
 		e.To = e.To[:min(len(e.To), maxExpandedWords)]
 		w := expandWeight[e.Source] / math.Sqrt(float64(len(e.To)))
 		if req.on(LeverConcept) {

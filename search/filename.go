@@ -49,16 +49,36 @@ func nameConcepts(q *query, c *lexicalCandidates) []nameConcept {
 	for _, tp := range c.lists {
 		found[tp.term.term] = true
 	}
+	// A word the analyzer cut into several of the user's terms (构建器:
+	// 构建 + 器) is one concept: those terms and the word's translations.
+	spanOf := map[string]string{}
+	for from, terms := range q.spans {
+		for _, t := range terms {
+			spanOf[t] = from
+		}
+	}
 	at := map[string]int{}
 	var out []nameConcept
 	for _, t := range q.terms {
-		if t.from == "" {
-			at[t.term] = len(out)
-			out = append(out, nameConcept{forms: []string{t.term}})
+		if t.from != "" {
+			continue
 		}
+		key := t.term
+		if from, ok := spanOf[t.term]; ok {
+			key = from
+		}
+		if i, ok := at[key]; ok {
+			out[i].forms = append(out[i].forms, t.term)
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, nameConcept{forms: []string{t.term}})
 	}
 	for _, t := range q.terms {
-		if i, ok := at[t.from]; ok && t.from != "" {
+		if t.from == "" {
+			continue
+		}
+		if i, ok := at[t.from]; ok {
 			out[i].forms = append(out[i].forms, t.term)
 		}
 	}

@@ -74,3 +74,32 @@ func TestNameCoverage(t *testing.T) {
 		t.Errorf("second %s %.3f; want cache/role.go unchanged", files[1].entry.Path, files[1].score)
 	}
 }
+
+// TestNameConceptsSpans: a word the analyzer cut into several terms (构建器
+// -> 构建, 器) is one concept of the question, its translation a form of
+// it: strings/builder.go's name says one of the question's three words,
+// not none of four.
+func TestNameConceptsSpans(t *testing.T) {
+	q := &query{
+		terms: []queryTerm{
+			{term: "字符串", weight: 1}, {term: "构建", weight: 1}, {term: "器", weight: 1}, {term: "拼接", weight: 1},
+			{term: "string", weight: 0.8, from: "字符串"}, {term: "builder", weight: 0.8, from: "构建器"},
+			{term: "concat", weight: 0.8, from: "拼接"},
+		},
+		spans: map[string][]string{"构建器": {"构建", "器"}},
+	}
+	c := &lexicalCandidates{spans: q.spans}
+	for _, w := range []string{"字符串", "构建", "器", "拼接", "string", "builder", "concat"} {
+		c.lists = append(c.lists, termPostings{term: queryTerm{term: w}, ps: []store.Posting{{Chunk: 1}}})
+	}
+	concepts := nameConcepts(q, c)
+	if len(concepts) != 3 {
+		t.Fatalf("concepts %v, want 字符串, 构建器 (构建 器 builder), 拼接", concepts)
+	}
+	if got := nameCoverage(concepts, nameWords("strings/builder.go")); got != 1.0/3 {
+		t.Errorf("nameCoverage(strings/builder.go) = %.3f, want 1/3", got)
+	}
+	if got := nameCoverage(concepts, nameWords("strings/string_builder.go")); got != 2.0/3 {
+		t.Errorf("nameCoverage(string_builder.go) = %.3f, want 2/3", got)
+	}
+}

@@ -192,6 +192,10 @@ type query struct {
 	scope      func(string) bool
 	expansions []expand.Expansion // what expandQuery added, before looking
 	an         *segment.Analyzer  // what cut the query (Searcher.Analyzer)
+	// spans maps an expanded word the analyzer cut into several of the
+	// user's terms (构建器: 构建 + 器) to those terms: its translations
+	// stand for them (see expandQuery).
+	spans map[string][]string
 }
 
 // queryTerm is one term a query ranks by.
@@ -255,6 +259,7 @@ type lexicalCandidates struct {
 	lists  []termPostings
 	absent int             // the user's words found in no live chunk
 	segs   []store.Segment // the view's segments, by first chunk
+	spans  map[string][]string
 }
 
 // lexicalCandidates reads the postings of q's terms.
@@ -278,7 +283,7 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 	}
 	// The view's segments sorted by first chunk: a chunk's segment is a
 	// binary search away, however many incremental runs made the view.
-	out := &lexicalCandidates{}
+	out := &lexicalCandidates{spans: q.spans}
 	for id := range viewSegs {
 		if id == overlaySeg {
 			continue
@@ -453,7 +458,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	ff := newFileFreqs(v, req.Corpus, req.Mode == ModeLexical && req.on(LeverFile) && fileWeight > 0)
 	var cs *conceptScores
 	if req.on(LeverConcept) {
-		cs = newConceptScores(lists, top)
+		cs = newConceptScores(lists, top, c.spans)
 		ff.concepts = cs
 	}
 	// The user's words' idf mass, those the view lacks included: what a
