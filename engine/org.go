@@ -101,13 +101,16 @@ type PublishStats struct {
 	Chunks int `json:"chunks"`
 	// Written and Deleted count chunks (objects), WrittenFiles and
 	// DeletedFiles the files they belong to.
-	Written      int   `json:"written"`
-	WrittenFiles int   `json:"written_files"`
-	Deleted      int   `json:"deleted"`
-	DeletedFiles int   `json:"deleted_files"`
-	Objects      int   `json:"objects"` // the repository's objects after the publish
-	DryRun       bool  `json:"dry_run,omitempty"`
-	TookMs       int64 `json:"took_ms"`
+	Written      int  `json:"written"`
+	WrittenFiles int  `json:"written_files"`
+	Deleted      int  `json:"deleted"`
+	DeletedFiles int  `json:"deleted_files"`
+	Objects      int  `json:"objects"` // the repository's objects after the publish (a dry run: before it)
+	DryRun       bool `json:"dry_run,omitempty"`
+	// CreatesCollection: the endpoint has no collection yet, and this
+	// (dry-run) publish would create it.
+	CreatesCollection bool  `json:"creates_collection,omitempty"`
+	TookMs            int64 `json:"took_ms"`
 }
 
 // Publish writes rev's view of this repository into the org collection:
@@ -156,12 +159,26 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 
 	repo, remote := k.OrgRepoName(ctx)
 	st := &PublishStats{Repo: repo, Collection: c.Collection(), URL: k.Settings.Org.URL, Commit: commit, Files: len(entries), DryRun: r.DryRun}
+	// A dry run against an endpoint without the collection yet counts
+	// what the first publish would write: all of it (and the collection).
+	missing := false
 	if err := c.Ensure(ctx, !r.DryRun, org.Options{Replicas: r.Replicas, Shards: r.Shards}, k.opt.Note); err != nil {
-		return nil, err
+		if !r.DryRun || !errors.Is(err, org.ErrNoCollection) {
+			return nil, err
+		}
+		missing, st.CreatesCollection = true, true
 	}
-	have, err := c.Existing(ctx, repo)
-	if err != nil {
-		return nil, err
+	have := map[string]int{}
+	// What this repository published last (its vectors' model, dimension
+	// and count).
+	var old org.RepoStats
+	if !missing {
+		if have, err = c.Existing(ctx, repo); err != nil {
+			return nil, err
+		}
+		if old, _, err = c.Stats(ctx, repo); err != nil {
+			return nil, err
+		}
 	}
 	want := map[string]bool{}
 	var todo []store.ViewEntry
@@ -173,7 +190,7 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 			todo = append(todo, e)
 		}
 	}
-	if stats.Vectors > 0 {
+	if stats.Vectors > 0 && !missing {
 		// A collection holds vectors of one dimension (Weaviate refuses
 		// others): those of another are left out, the chunks published
 		// for lexical search.
@@ -189,24 +206,27 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 			}
 		}
 	}
-	if stats.Vectors > 0 {
-		// Vectors that appeared after the last publish (embedding finished
-		// later, or another model): the files with vectors are written
-		// again, with them. Counts alone say so: a publish whose vectors
-		// are all there writes nothing.
-		old, _, err := c.Stats(ctx, repo)
-		if err != nil {
-			return nil, err
+	switch {
+	case old.Vectors > 0 && (old.Model != stats.Model || old.Dim != stats.Dim):
+		// Vectors of another space than this publish's (another model
+		// or dimension, or none now) would stay on every file not
+		// written again, and Weaviate's hybrid and nearVector queries
+		// would score them though the statistics no longer count them:
+		// every file is written again, with this publish's vectors or
+		// none (an object written without a vector loses its old one).
+		todo = append(todo[:0], entries...)
+	case stats.Vectors > 0 && old.Vectors != stats.Vectors:
+		// Vectors that appeared after the last publish (embedding
+		// finished later): the files with vectors are written again,
+		// with them. Counts alone say so: a publish whose vectors are
+		// all there writes nothing.
+		queued := map[store.SHA]bool{}
+		for _, e := range todo {
+			queued[e.Blob] = true
 		}
-		if old.Model != stats.Model || old.Vectors != stats.Vectors {
-			queued := map[store.SHA]bool{}
-			for _, e := range todo {
-				queued[e.Blob] = true
-			}
-			for _, e := range entries {
-				if !queued[e.Blob] && vecs[e.Blob] != nil {
-					todo = append(todo, e)
-				}
+		for _, e := range entries {
+			if !queued[e.Blob] && vecs[e.Blob] != nil {
+				todo = append(todo, e)
 			}
 		}
 	}
@@ -224,7 +244,9 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 		for _, e := range todo {
 			st.Written += int(e.N)
 		}
-		st.Objects = len(have)
+		for _, n := range have {
+			st.Objects += n
+		}
 		st.TookMs = time.Since(start).Milliseconds()
 		return st, nil
 	}
@@ -237,9 +259,12 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 			// vectors of an earlier model, or those of a repository
 			// since deleted (Weaviate keeps an index's dimension when
 			// its vectors are gone). Publishing again would fail the
-			// same way: the chunks are published without vectors.
+			// same way: the chunks are published without vectors, all
+			// of them, so that none keeps a vector of before.
 			k.opt.note("%s refuses vectors of %d dimensions (%s): its vector index holds another dimension (%v); publishing without vectors; git kb search --org finds it lexically", c.Collection(), stats.Dim, stats.Model, err)
 			vecs, stats.Model, stats.Dim, stats.Vectors = nil, "", 0, 0
+			todo = append(todo[:0], entries...)
+			st.WrittenFiles = len(todo)
 			n, err = k.publishFiles(ctx, c, repo, remote, commit, todo, nil)
 		}
 		st.Written = n
@@ -427,12 +452,15 @@ type OrgSearchRequest struct {
 	// (default) takes Weaviate's own hybrid ranking, search.FusionRRF or
 	// FusionDBSF fuse here as local search does (OrgDefaultFusion).
 	Fusion string
+	// Alpha, if set, weighs the vector side of Weaviate's fusion (0..1)
+	// instead of kb.org.alpha.
+	Alpha *float64
 	// Explain fills in each result's Explain (the parts of its score).
 	Explain bool
 }
 
 // OrgFusionWeaviate is OrgSearchRequest.Fusion for Weaviate's hybrid
-// fusion (relative scores, weighted by OrgAlpha).
+// fusion (relative scores, weighted by kb.org.alpha).
 const OrgFusionWeaviate = "weaviate"
 
 // OrgDefaultFusion is how a hybrid org search fuses unless told: measured
@@ -445,12 +473,12 @@ const OrgFusionWeaviate = "weaviate"
 // faster: one Weaviate query for both sides, no candidates' chunks.
 const OrgDefaultFusion = OrgFusionWeaviate
 
-// OrgAlpha weighs the vector side of Weaviate's hybrid fusion
-// (OrgFusionWeaviate): 0 BM25 only, 1 vectors only. Measured as above:
-// 0.25 .850/.689 and .825/.654, 0.5 .850/.657 and .800/.615, 0.75
+// The vector side's weight in Weaviate's hybrid fusion
+// (OrgFusionWeaviate) is kb.org.alpha (OrgSearchRequest.Alpha for one
+// search): 0 BM25 only, 1 vectors only. Its default, 0.25, measured as
+// above: 0.25 .850/.689 and .825/.654, 0.5 .850/.657 and .800/.615, 0.75
 // (Weaviate's default) .717/.583 and .675/.463. The hash embedder is
 // lexical itself; a semantic model may deserve more.
-const OrgAlpha = 0.25
 
 // repoOp matches repo:NAME and -repo:NAME in a query.
 var repoOp = regexp.MustCompile(`(?i)(^|\s)(-?)repo:("[^"]*"|\S+)`)
@@ -467,7 +495,7 @@ var repoOp = regexp.MustCompile(`(?i)(^|\s)(-?)repo:("[^"]*"|\S+)`)
 // Hybrid (an embedder here, vectors of its model published, as the
 // repositories' statistics objects say): the query is embedded here, and
 // by default Weaviate's hybrid query ranks the chunks (its fusion of
-// BM25F over our terms and the vector, OrgAlpha), local search's stages
+// BM25F over our terms and the vector, kb.org.alpha), local search's stages
 // then grouping them by file, applying priors and filters. With
 // Fusion rrf or dbsf, Weaviate's nearVector finds the nearest chunks of
 // the repositories whose vectors are comparable and local search's
@@ -499,6 +527,12 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 	case search.FusionRRF, search.FusionDBSF, OrgFusionWeaviate:
 	default:
 		return nil, Usagef("fusion %s: want rrf, dbsf or %s", r.Fusion, OrgFusionWeaviate)
+	}
+	alpha := k.Settings.Org.Alpha
+	if r.Alpha != nil {
+		if alpha = *r.Alpha; !(alpha >= 0 && alpha <= 1) {
+			return nil, Usagef("alpha %g: want a number from 0 (BM25 only) to 1 (vectors only)", alpha)
+		}
 	}
 	var f org.Filter
 	raw := repoOp.ReplaceAllStringFunc(r.Query, func(m string) string {
@@ -623,7 +657,7 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		t0 := time.Now()
 		nq := org.Query{Vector: qvec, Limit: orgDenseChunks, Filter: f, NoText: !needText}
 		if wfused {
-			nq.Terms, nq.Alpha = qterms, OrgAlpha
+			nq.Terms, nq.Alpha = qterms, float32(alpha)
 		}
 		hits, err := c.Search(ctx, nq)
 		lap("org: vectors", t0)

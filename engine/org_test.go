@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -600,6 +601,13 @@ func TestOrgPublishVectors(t *testing.T) {
 // (statistics objects have none).
 func vectorObjects(t *testing.T, url, class string) int {
 	t.Helper()
+	return vectorObjectsOf(t, url, class, "")
+}
+
+// vectorObjectsOf counts repo's objects that carry a vector ("": every
+// repository's).
+func vectorObjectsOf(t *testing.T, url, class, repo string) int {
+	t.Helper()
 	resp, err := http.Get(url + "/v1/objects?class=" + class + "&include=vector&limit=10000")
 	if err != nil {
 		t.Fatal(err)
@@ -607,7 +615,10 @@ func vectorObjects(t *testing.T, url, class string) int {
 	defer resp.Body.Close()
 	var r struct {
 		Objects []struct {
-			Vector []float32 `json:"vector"`
+			Vector     []float32 `json:"vector"`
+			Properties struct {
+				Repo string `json:"repo"`
+			} `json:"properties"`
 		} `json:"objects"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
@@ -615,7 +626,7 @@ func vectorObjects(t *testing.T, url, class string) int {
 	}
 	n := 0
 	for _, o := range r.Objects {
-		if len(o.Vector) > 0 {
+		if len(o.Vector) > 0 && (repo == "" || o.Properties.Repo == repo) {
 			n++
 		}
 	}
@@ -718,27 +729,114 @@ func TestOrgPublishDimensionChange(t *testing.T) {
 	}
 }
 
+// TestOrgPublishStaleVectors: a repository whose vectors can no longer be
+// published as they were (another dimension than the collection's, or no
+// embedder any more) keeps none of its old vectors in Weaviate, where its
+// statistics say it has none: its files are written again without them
+// (before, the files the commit did not change kept them, and Weaviate's
+// hybrid and nearVector queries scored them).
+func TestOrgPublishStaleVectors(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	embedded := func(dir string) *Engine {
+		t.Helper()
+		k := reopen(t, dir)
+		ist, err := IndexCommit(ctx, k.Repo, "HEAD", Options{})
+		if err == nil && k.Embed != nil {
+			err = EmbedAfterIndex(ctx, k.Repo, k.Embed, ist, "sync", Options{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reopen(t, dir)
+	}
+	_, dirA := orgEngine(t, files, srv.URL, "kb.org.repo", "team/a", "kb.embed.provider", "hash")
+	_, dirB := orgEngine(t, map[string]string{"ops/rollback.md": "# 回滚\n\n发布失败后回滚到上一个版本。\n", "ops/scale.md": "# 扩容\n\n流量高峰前扩容。\n"},
+		srv.URL, "kb.org.repo", "team/b", "kb.embed.provider", "hash")
+	publish := func(dir string) *PublishStats {
+		t.Helper()
+		st, err := embedded(dir).Publish(ctx, PublishRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	a, b := publish(dirA), publish(dirB)
+	c, err := reopen(t, dirA).OrgClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if na, nb := vectorObjectsOf(t, srv.URL, c.Collection(), "team/a"), vectorObjectsOf(t, srv.URL, c.Collection(), "team/b"); na != a.Chunks || nb != b.Chunks {
+		t.Fatalf("vectors published: team/a %d of %d, team/b %d of %d", na, a.Chunks, nb, b.Chunks)
+	}
+	// team/b re-embedded with 128 dimensions while team/a's are 512:
+	// published without vectors, and none of its 512 are left.
+	gittest.Git(t, dirB, "config", "kb.embed.dimensions", "128")
+	b2 := publish(dirB)
+	rs, _, err := c.Stats(ctx, "team/b")
+	if err != nil || rs.Vectors != 0 || b2.Objects != b.Chunks {
+		t.Fatalf("team/b at 128 dims: %+v, statistics %+v (%v)", b2, rs, err)
+	}
+	if n := vectorObjectsOf(t, srv.URL, c.Collection(), "team/b"); n != 0 {
+		t.Errorf("team/b's statistics say no vectors, Weaviate holds %d of its old ones", n)
+	}
+	// Nothing changed since: nothing written.
+	if b3 := publish(dirB); b3.Written != 0 {
+		t.Errorf("publish again: %+v", b3)
+	}
+	// team/a without an embedder now: its vectors go too.
+	gittest.Git(t, dirA, "config", "kb.embed.provider", "off")
+	a2 := publish(dirA)
+	if rs, _, err := c.Stats(ctx, "team/a"); err != nil || rs.Vectors != 0 || a2.Written != a.Chunks {
+		t.Fatalf("team/a without an embedder: %+v, statistics %+v (%v)", a2, rs, err)
+	}
+	if n := vectorObjects(t, srv.URL, c.Collection()); n != 0 {
+		t.Errorf("%d objects keep vectors no statistics count", n)
+	}
+}
+
+// TestOrgPublishDryRun: a dry run writes nothing and counts what a publish
+// would write, also against an endpoint without the collection yet
+// (everything, and the collection created).
+func TestOrgPublishDryRun(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	k, dir := orgEngine(t, files, srv.URL, "kb.org.repo", "team/dry")
+	st, err := k.Publish(ctx, PublishRequest{DryRun: true})
+	if err != nil || !st.DryRun || !st.CreatesCollection || st.Written != st.Chunks || st.Chunks == 0 || st.WrittenFiles != st.Files || st.Objects != 0 {
+		t.Fatalf("dry run without a collection: %+v (%v)", st, err)
+	}
+	c, err := k.OrgClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Ensure(ctx, false, org.Options{}, nil); !errors.Is(err, org.ErrNoCollection) {
+		t.Fatalf("a dry run made the collection (or: %v)", err)
+	}
+	full, err := k.Publish(ctx, PublishRequest{})
+	if err != nil || full.Written != st.Written {
+		t.Fatalf("publish after the dry run: %+v (%v), the dry run said %d", full, err, st.Written)
+	}
+	gittest.Commit(t, dir, "edit", map[string]string{"docs/runbook/rollback.md": "# 回滚\n\n先暂停发布，再回滚。\n"})
+	k = reopen(t, dir)
+	st, err = k.Publish(ctx, PublishRequest{DryRun: true})
+	if err != nil || st.CreatesCollection || st.WrittenFiles != 1 || st.Written == 0 || st.Objects != full.Objects {
+		t.Fatalf("dry run of a one-file commit: %+v (%v)", st, err)
+	}
+	if n, err := c.Count(ctx, "team/dry"); err != nil || n != full.Objects {
+		t.Fatalf("the dry run wrote: %d objects, %d before (%v)", n, full.Objects, err)
+	}
+}
+
 // A secret in an org search's query (a key pasted from a log) does not
 // reach Weaviate: the query is redacted before its terms are sent, as
 // the published text was.
 func TestOrgQuerySecretRedacted(t *testing.T) {
 	srv := orgtest.Start(t)
 	ctx := context.Background()
-	var mu sync.Mutex
-	var sent []string
-	target, _ := url.Parse(srv.URL)
-	rp := httputil.NewSingleHostReverseProxy(target)
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		sent = append(sent, r.URL.String()+" "+string(b))
-		mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		rp.ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
+	proxy, sent := recordingProxy(t, srv.URL)
 	docFiles := map[string]string{"docs/ops/keys.md": "# 密钥轮换\n\n测试环境的访问密钥：\n\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\n\n每季度轮换一次。\n"}
-	k, _ := orgEngine(t, docFiles, proxy.URL, "kb.org.repo", "team/docs")
+	k, _ := orgEngine(t, docFiles, proxy, "kb.org.repo", "team/docs")
 	if _, err := k.Publish(ctx, PublishRequest{}); err != nil {
 		t.Fatal(err)
 	}
@@ -746,11 +844,105 @@ func TestOrgQuerySecretRedacted(t *testing.T) {
 	if err != nil || len(r.Results) == 0 || r.Results[0].Path != "docs/ops/keys.md" {
 		t.Fatalf("org search: %v %+v", err, r)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, s := range sent {
+	for _, s := range sent() {
 		if strings.Contains(strings.ToLower(s), "akiaiosfodnn7example") || strings.Contains(strings.ToLower(s), "iosfodnn7") {
 			t.Errorf("the query's secret was sent to Weaviate: %s", s)
 		}
+	}
+}
+
+// recordingProxy is a proxy in front of the Weaviate at backend that records
+// every request (URL and body); sent returns them.
+func recordingProxy(t *testing.T, backend string) (proxyURL string, sent func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var reqs []string
+	target, err := url.Parse(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		reqs = append(reqs, r.URL.String()+" "+string(b))
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	return proxy.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), reqs...)
+	}
+}
+
+// TestOrgAlpha: kb.org.alpha is the weight Weaviate's hybrid fusion is
+// asked for, OrgSearchRequest.Alpha (--alpha) overrides it for one search,
+// and a weight outside 0..1 is refused before anything is sent.
+func TestOrgAlpha(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	proxy, sent := recordingProxy(t, srv.URL)
+	k, dir := orgEngine(t, files, proxy, "kb.org.repo", "team/alpha", "kb.embed.provider", "hash", "kb.org.alpha", "0.6")
+	ist, err := IndexCommit(ctx, k.Repo, "HEAD", Options{})
+	if err == nil {
+		err = EmbedAfterIndex(ctx, k.Repo, k.Embed, ist, "sync", Options{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	k = reopen(t, dir)
+	if _, err := k.Publish(ctx, PublishRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	hybrid := func(alpha *float64) (*search.Response, []string) {
+		t.Helper()
+		n := len(sent())
+		r, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "发布失败后如何回滚", K: 4, Alpha: alpha})
+		if err != nil || r.Mode != search.ModeHybrid || r.Fusion != OrgFusionWeaviate || len(r.Results) == 0 {
+			t.Fatalf("org hybrid (alpha %v): %v %+v", alpha, err, r)
+		}
+		var alphas []string
+		for _, s := range sent()[n:] {
+			for _, m := range regexp.MustCompile(`alpha: ?([0-9.e-]+)`).FindAllStringSubmatch(s, -1) {
+				alphas = append(alphas, m[1])
+			}
+		}
+		return r, alphas
+	}
+	if _, got := hybrid(nil); fmt.Sprint(got) != "[0.6]" {
+		t.Errorf("kb.org.alpha 0.6: Weaviate was asked for alpha %v", got)
+	}
+	zero, one := 0.0, 1.0
+	bm25, got := hybrid(&zero)
+	if fmt.Sprint(got) != "[0]" {
+		t.Errorf("alpha 0: Weaviate was asked for alpha %v", got)
+	}
+	vec, got := hybrid(&one)
+	if fmt.Sprint(got) != "[1]" {
+		t.Errorf("alpha 1: Weaviate was asked for alpha %v", got)
+	}
+	// BM25 alone and vectors alone rank by different evidence: their
+	// results score differently (each side's best is 1 in Weaviate's
+	// relative-score fusion; the others differ).
+	scores := func(r *search.Response) string {
+		var out []string
+		for _, x := range r.Results {
+			out = append(out, fmt.Sprintf("%s %.4f", x.Path, x.Score))
+		}
+		return strings.Join(out, ", ")
+	}
+	if scores(bm25) == scores(vec) {
+		t.Errorf("alpha 0 and 1 scored alike (%s): the weight did not reach the fusion", scores(bm25))
+	}
+	n := len(sent())
+	bad := 1.5
+	if _, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "回滚", Alpha: &bad}); err == nil || !strings.Contains(err.Error(), "0 (BM25 only) to 1") {
+		t.Errorf("alpha 1.5: %v", err)
+	}
+	if len(sent()) != n {
+		t.Errorf("alpha 1.5 was sent to Weaviate")
 	}
 }

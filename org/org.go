@@ -156,6 +156,15 @@ func (c *Client) call(ctx context.Context, what string, fn func(ctx context.Cont
 	return fmt.Errorf("org endpoint %s: %s: %w", c.url, what, err)
 }
 
+// ErrNoCollection is what Ensure wraps (errors.Is) when the collection
+// does not exist and it was not to create it.
+var ErrNoCollection = errors.New("no such org collection")
+
+type noCollectionError struct{ msg string }
+
+func (e *noCollectionError) Error() string { return e.msg }
+func (e *noCollectionError) Unwrap() error { return ErrNoCollection }
+
 // ErrTimeout is what a call that ran out of time wraps (errors.Is).
 var ErrTimeout = errors.New("org endpoint timed out")
 
@@ -280,7 +289,7 @@ type Options struct {
 
 // Ensure checks that the collection exists and is ours, of this layout
 // and pipeline; create makes it when it is missing (publish), otherwise a
-// missing collection is an error saying to publish first. Note, if set,
+// missing collection is an error saying to publish first (ErrNoCollection). Note, if set,
 // hears what was done.
 func (c *Client) Ensure(ctx context.Context, create bool, o Options, note func(string, ...any)) error {
 	var cl *models.Class
@@ -294,7 +303,7 @@ func (c *Client) Ensure(ctx context.Context, create bool, o Options, note func(s
 	}
 	if cl == nil || cl.Class == "" {
 		if !create {
-			return fmt.Errorf("org endpoint %s has no collection %s: publish a repository first (git kb publish)", c.url, c.class)
+			return &noCollectionError{fmt.Sprintf("org endpoint %s has no collection %s: publish a repository first (git kb publish)", c.url, c.class)}
 		}
 		return c.create(ctx, o, note)
 	}

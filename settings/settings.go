@@ -98,6 +98,9 @@ type Org struct {
 	Repo        string
 	Timeout     time.Duration
 	AutoPublish bool
+	// Alpha weighs the vector side of Weaviate's hybrid fusion (0: BM25
+	// only, 1: vectors only).
+	Alpha float64
 }
 
 // Chat is kb.chat.*.

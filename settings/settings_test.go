@@ -54,7 +54,7 @@ func TestDefaults(t *testing.T) {
 		Embed:  Embed{BatchSize: 32, Concurrency: 2, MaxRetries: 5, Timeout: time.Minute, QueryTimeout: 1500 * time.Millisecond, Cooldown: time.Minute},
 		Chat:   Chat{Timeout: 2 * time.Minute, MaxRetries: 3},
 		Rerank: Rerank{Mode: "off", Timeout: 30 * time.Second, Concurrency: 4},
-		Org:    Org{Collection: "GitKB", Timeout: 15 * time.Second},
+		Org:    Org{Collection: "GitKB", Timeout: 15 * time.Second, Alpha: 0.25},
 	}
 	got := *s
 	got.values = nil
@@ -302,11 +302,11 @@ func TestBareKey(t *testing.T) {
 func TestOrgSettings(t *testing.T) {
 	dir, _, r := repo(t)
 	for k, v := range map[string]string{"kb.org.url": "http://weaviate.internal:8080", "kb.org.apiKey": "from-config", "kb.org.collection": "TeamKB",
-		"kb.org.repo": "team/svc", "kb.org.timeoutMs": "2500", "kb.org.autoPublish": "true"} {
+		"kb.org.repo": "team/svc", "kb.org.timeoutMs": "2500", "kb.org.autoPublish": "true", "kb.org.alpha": "0.6"} {
 		gittest.Git(t, dir, "config", k, v)
 	}
 	s := load(t, r, noEnv)
-	want := Org{URL: "http://weaviate.internal:8080", APIKey: "from-config", Collection: "TeamKB", Repo: "team/svc", Timeout: 2500 * time.Millisecond, AutoPublish: true}
+	want := Org{URL: "http://weaviate.internal:8080", APIKey: "from-config", Collection: "TeamKB", Repo: "team/svc", Timeout: 2500 * time.Millisecond, AutoPublish: true, Alpha: 0.6}
 	if s.Org != want {
 		t.Fatalf("kb.org.*: %+v, want %+v", s.Org, want)
 	}
@@ -316,9 +316,10 @@ func TestOrgSettings(t *testing.T) {
 	if s = load(t, r, func(k string) string { return map[string]string{"GIT_KB_ORG_API_KEY": "from-env"}[k] }); s.Org.APIKey != "from-env" {
 		t.Errorf("GIT_KB_ORG_API_KEY does not win: %q", s.Org.APIKey)
 	}
-	for k, v := range map[string]string{"kb.org.collection": "lower", "kb.org.url": "weaviate:8080"} {
+	for _, kv := range [][2]string{{"kb.org.collection", "lower"}, {"kb.org.url", "weaviate:8080"}, {"kb.org.alpha", "1.5"}, {"kb.org.alpha", "-0.1"}, {"kb.org.alpha", "half"}, {"kb.org.alpha", "NaN"}} {
+		k, v := kv[0], kv[1]
 		gittest.Git(t, dir, "config", k, v)
-		if _, err := Load(context.Background(), r, noEnv); err == nil || !strings.Contains(err.Error(), k) {
+		if _, err := Load(context.Background(), r, noEnv); err == nil || !strings.Contains(err.Error(), k) || !strings.Contains(err.Error(), "0 to 1") && k == "kb.org.alpha" {
 			t.Errorf("%s = %s accepted: %v", k, v, err)
 		}
 		gittest.Git(t, dir, "config", "--unset", k)

@@ -135,6 +135,9 @@ var Table = []Setting{
 	{Key: "kb.org.timeoutMs", Type: "milliseconds", Default: "15000", Accepted: "milliseconds ≥ 1",
 		Doc: "total time one request to kb.org.url may take (a search, one batch of a publish) before it fails with a clear error",
 		set: msInto(1, func(s *Settings) *time.Duration { return &s.Org.Timeout })},
+	{Key: "kb.org.alpha", Type: "number", Default: "0.25", Accepted: "a number from 0 to 1 (0: BM25 only, 1: vectors only)",
+		Doc: "weight of the vector side in Weaviate's hybrid fusion for `git kb search --org` (`--fusion weaviate`, the default when this repository has an embedder); `--alpha` for one search. 0.25 measured best with the hash embedder (README, org search); a semantic model may deserve more",
+		set: floatInto(0, 1, func(s *Settings) *float64 { return &s.Org.Alpha })},
 	{Key: "kb.org.autoPublish", Type: "bool", Default: "false", Accepted: "true or false",
 		Doc: "the hooks' background runner publishes HEAD after indexing it, when HEAD is the default branch",
 		set: boolInto(func(s *Settings) *bool { return &s.Org.AutoPublish })},
@@ -293,6 +296,21 @@ func intInto(lo, hi int, field func(*Settings) *int) func(*Settings, *Setting, s
 			return d.errorf(v, "out of range")
 		}
 		*field(s) = n
+		return nil
+	}
+}
+
+// floatInto reads a number within [lo, hi].
+func floatInto(lo, hi float64, field func(*Settings) *float64) func(*Settings, *Setting, string, []string, string) error {
+	return func(s *Settings, d *Setting, v string, _ []string, _ string) error {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) {
+			return d.errorf(v, "not a number")
+		}
+		if f < lo || f > hi {
+			return d.errorf(v, "out of range")
+		}
+		*field(s) = f
 		return nil
 	}
 }

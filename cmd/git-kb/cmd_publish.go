@@ -68,12 +68,17 @@ Examples:
 			if c.Bool("json") {
 				return writeJSON(e.Stdout, st)
 			}
-			verb := "published"
 			if st.DryRun {
-				verb = "would publish"
+				create := ""
+				if st.CreatesCollection {
+					create = fmt.Sprintf("; %s does not exist there yet: publishing would create it", st.Collection)
+				}
+				fmt.Fprintf(e.Stdout, "would publish %s at %s to %s (%s): %d files, %d chunks; would write %d chunks of %d files and delete %d chunks of %d files; %d objects for %s now%s (dry run: nothing written)\n",
+					st.Repo, st.Commit[:12], st.Collection, st.URL, st.Files, st.Chunks, st.Written, st.WrittenFiles, st.Deleted, st.DeletedFiles, st.Objects, st.Repo, create)
+				return nil
 			}
-			fmt.Fprintf(e.Stdout, "%s %s at %s to %s (%s): %d files, %d chunks; wrote %d chunks of %d files, deleted %d chunks of %d files; %d objects for %s (%.1f s)\n",
-				verb, st.Repo, st.Commit[:12], st.Collection, st.URL, st.Files, st.Chunks, st.Written, st.WrittenFiles, st.Deleted, st.DeletedFiles, st.Objects, st.Repo, float64(st.TookMs)/1000)
+			fmt.Fprintf(e.Stdout, "published %s at %s to %s (%s): %d files, %d chunks; wrote %d chunks of %d files, deleted %d chunks of %d files; %d objects for %s (%.1f s)\n",
+				st.Repo, st.Commit[:12], st.Collection, st.URL, st.Files, st.Chunks, st.Written, st.WrittenFiles, st.Deleted, st.DeletedFiles, st.Objects, st.Repo, float64(st.TookMs)/1000)
 			return nil
 		},
 	}

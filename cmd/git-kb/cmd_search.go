@@ -104,6 +104,7 @@ repository), it is hybrid: the query is embedded here and Weaviate's
 hybrid query (BM25F over our terms and the vector) ranks the chunks, as
 measured best; --fusion rrf or dbsf instead fuses Weaviate's nearest
 chunks with the lexical ranking above as local hybrid search does.
+--alpha (kb.org.alpha, 0.25) weighs the vector side of Weaviate's fusion.
 Vectors of another model are never compared: search says so (--json:
 "degraded") and answers lexically for them. An endpoint that is down or slow is an error after
 kb.org.timeoutMs; local search is not touched.
@@ -119,6 +120,7 @@ kb.org.timeoutMs; local search is not touched.
 			&cli.BoolFlag{Name: "explain", Usage: "show the parts of each result's score: chunk, other chunks, query coverage, priors"},
 			worktreeFlag,
 			&cli.BoolFlag{Name: "org", Usage: "search every repository published to the organisation's index (kb.org.url; see git kb publish)"},
+			&cli.Float64Flag{Name: "alpha", Usage: "with --org: weight of the vector side in Weaviate's hybrid fusion, 0 (BM25 only) to 1 (vectors only); default kb.org.alpha (0.25)"},
 		}, searchRequestFlags()...),
 		Action: func(c *cli.Context) error {
 			return runSearch(c, e)
@@ -142,6 +144,9 @@ func runSearch(c *cli.Context, e env) error {
 	}
 	if c.Bool("org") {
 		return orgSearch(c, e, repo, query)
+	}
+	if c.IsSet("alpha") {
+		return usagef("--alpha weighs Weaviate's hybrid fusion: it goes with --org")
 	}
 	noticeGoneHooks(e, repo)
 	quiet := c.Bool("quiet")
@@ -423,11 +428,22 @@ func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
 	if fusion != "" && fusion != search.FusionRRF && fusion != search.FusionDBSF && fusion != engine.OrgFusionWeaviate {
 		return usagef("--org --fusion %s: want rrf, dbsf or %s (Weaviate's own hybrid fusion)", fusion, engine.OrgFusionWeaviate)
 	}
+	var alpha *float64
+	if c.IsSet("alpha") {
+		a := c.Float64("alpha")
+		if !(a >= 0 && a <= 1) {
+			return usagef("--alpha %g: want a number from 0 (BM25 only) to 1 (vectors only)", a)
+		}
+		if fusion != "" && fusion != engine.OrgFusionWeaviate {
+			return usagef("--alpha weighs Weaviate's fusion: it does not go with --fusion %s", fusion)
+		}
+		alpha = &a
+	}
 	kb, err := openKB(c.Context, e, repo, c.Bool("quiet"))
 	if err != nil {
 		return err
 	}
-	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion, Explain: c.Bool("explain")})
+	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion, Alpha: alpha, Explain: c.Bool("explain")})
 	if err != nil {
 		return err
 	}

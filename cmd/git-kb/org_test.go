@@ -18,6 +18,9 @@ func TestOrgCommands(t *testing.T) {
 		{"search", "--org", "--worktree", "回滚"},
 		{"search", "--org", "--mode", "fuzzy", "回滚"},
 		{"search", "--org", "--fusion", "max", "回滚"},
+		{"search", "--org", "--alpha", "2", "回滚"},
+		{"search", "--org", "--fusion", "rrf", "--alpha", "0.5", "回滚"},
+		{"search", "--alpha", "0.5", "回滚"},
 		{"publish", "extra"},
 	} {
 		if _, errs, code := kb(t, dir, args...); code != 2 {
@@ -33,7 +36,12 @@ func TestOrgCommands(t *testing.T) {
 	srv := orgtest.Cluster(t, 1, "WEAVIATE_GSE_CH=false")[0]
 	gittest.Git(t, dir, "config", "kb.org.url", srv.URL)
 	gittest.Git(t, dir, "config", "kb.org.repo", "team/runbooks")
-	out, errs, code := kb(t, dir, "publish")
+	// A dry run before the collection exists says what a publish would do.
+	out, errs, code := kb(t, dir, "publish", "--dry-run")
+	if code != 0 || !strings.Contains(out, "would publish team/runbooks") || !strings.Contains(out, "publishing would create it") {
+		t.Fatalf("publish --dry-run before the first publish: exit %d: %s%s", code, out, errs)
+	}
+	out, errs, code = kb(t, dir, "publish")
 	if code != 0 || !strings.Contains(out, "published team/runbooks") {
 		t.Fatalf("publish: exit %d: %s%s", code, out, errs)
 	}
