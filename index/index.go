@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/gitx"
@@ -378,6 +379,12 @@ type analyzed struct {
 	lens   []uint32   // per chunk: body length
 	terms  int
 }
+
+// Bits of analyzeKeep's seen: a term of the file, in any field and in a body.
+const (
+	seenAny uint8 = 1 << iota
+	seenBody
+)
 
 type termTF struct {
 	term string
@@ -855,20 +862,32 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 		r.meta.Secrets = append(r.meta.Secrets, store.Redaction{Line: f.Line, Rule: f.Rule})
 	}
 	pathTerms := an.Terms(path)
-	unique := map[string]bool{}
-	bodyTF := map[string]int{} // the file's body terms, for its MinHash
+	// Term counts without an allocation per term: tf maps a chunk's term
+	// to its place in scratch (both reused from chunk to chunk), and each
+	// chunk keeps one exact-size copy; seen marks the file's distinct
+	// terms (seenAny), and those of a body (seenBody, for the MinHash). A
+	// map of pointers per chunk and two maps per file were a third of the
+	// analysis's allocations, and in a one-file commit's run every fresh
+	// page is a page fault (issue 20).
+	tf := map[string]int32{}
+	seen := map[string]uint8{}
+	var scratch []termTF
+	var bodyTerms []string
 	for _, c := range doc.Chunks {
-		sum := sha256.Sum256([]byte(c.Text))
+		// The text is not kept: hash it in place rather than a copy.
+		sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(c.Text), len(c.Text)))
 		r.meta.Chunks = append(r.meta.Chunks, store.ChunkMeta{Start: c.StartLine, End: c.EndLine, Heading: c.Heading, Symbols: c.Symbols, Hash: hex.EncodeToString(sum[:12])})
-		tf := map[string]*[store.NumFields]uint16{}
+		clear(tf)
+		scratch = scratch[:0]
 		count := func(field int, terms []string) int {
 			for _, t := range terms {
-				p := tf[t]
-				if p == nil {
-					p = new([store.NumFields]uint16)
-					tf[t] = p
+				i, ok := tf[t]
+				if !ok {
+					i = int32(len(scratch))
+					tf[t] = i
+					scratch = append(scratch, termTF{term: t})
 				}
-				if p[field] < 65535 {
+				if p := &scratch[i].tf; p[field] < 65535 {
 					p[field]++
 				}
 			}
@@ -881,15 +900,21 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 		if len(c.Symbols) > 0 {
 			lens[store.FieldSymbol] = count(store.FieldSymbol, an.Terms(joinSymbols(c.Symbols)))
 		}
-		terms := make([]termTF, 0, len(tf))
-		for t, p := range tf {
-			terms = append(terms, termTF{t, *p})
-			unique[t] = true
-			if p[store.FieldBody] > 0 {
-				bodyTF[t] += int(p[store.FieldBody])
+		for i := range scratch {
+			t := &scratch[i]
+			was := seen[t.term]
+			now := was | seenAny
+			if t.tf[store.FieldBody] > 0 {
+				now |= seenBody
+			}
+			if now != was {
+				if now&^was&seenBody != 0 {
+					bodyTerms = append(bodyTerms, t.term)
+				}
+				seen[t.term] = now
 			}
 		}
-		r.chunks = append(r.chunks, terms)
+		r.chunks = append(r.chunks, append([]termTF(nil), scratch...))
 		r.lens = append(r.lens, uint32(body))
 		for f, l := range lens {
 			r.header.FieldLen[f] += uint32(l)
@@ -897,11 +922,11 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 		r.terms += body
 	}
 	r.header.N = uint32(len(doc.Chunks))
-	r.header.UniqueTerm = uint32(len(unique))
+	r.header.UniqueTerm = uint32(len(seen))
 	if fileKind(text) == store.KindAPISpec { // more telling than "generated"
 		r.meta.Kind = store.KindAPISpec
 	}
-	r.meta.MinHash = minHash(bodyTF)
+	r.meta.MinHash = minHash(bodyTerms)
 	if doc.Lang == "markdown" {
 		r.meta.Links = chunk.DocLinks(text)
 	}

@@ -2,7 +2,6 @@ package index
 
 import (
 	"encoding/binary"
-	"hash/fnv"
 	"math"
 	"regexp"
 
@@ -36,8 +35,9 @@ func fileKind(text string) string {
 // little-endian): the share of equal values estimates the Jaccard
 // similarity of two files' vocabularies, so one spec rendered as JSON,
 // YAML and a generated Go file (the same words, a little syntax apart)
-// is seen as one. Too few distinct terms to say: nil.
-func minHash(terms map[string]int) []byte {
+// is seen as one. Too few distinct terms to say: nil. terms are
+// distinct; their order does not matter.
+func minHash(terms []string) []byte {
 	if len(terms) < minHashMinTerms {
 		return nil
 	}
@@ -45,11 +45,13 @@ func minHash(terms map[string]int) []byte {
 	for i := range mins {
 		mins[i] = math.MaxUint32
 	}
-	h := fnv.New64a()
-	for t := range terms {
-		h.Reset()
-		h.Write([]byte(t))
-		x := h.Sum64()
+	for _, t := range terms {
+		// FNV-1a, 64 bits (hash/fnv's, without a copy of each term).
+		x := uint64(fnvOffset64)
+		for i := 0; i < len(t); i++ {
+			x ^= uint64(t[i])
+			x *= fnvPrime64
+		}
 		// Kirsch-Mitzenmacher: the i-th hash is h1 + i*h2, from one FNV.
 		h1, h2 := uint32(x), uint32(x>>32)|1
 		for i := range mins {
@@ -64,6 +66,12 @@ func minHash(terms map[string]int) []byte {
 	}
 	return out
 }
+
+// FNV-1a's 64-bit constants (hash/fnv).
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
 
 // minHashMinTerms: below this many distinct words, small files that
 // share boilerplate (a licence header, package clauses) would look alike.
