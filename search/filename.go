@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/store"
 )
 
 // File-name evidence (lever "name"). A file's name is its author's
@@ -135,4 +136,22 @@ func weighNames(concepts []nameConcept, files []*fileHits) {
 		}
 	}
 	sort.SliceStable(files[:n], func(i, j int) bool { return files[i].score > files[j].score })
+}
+
+// nameSays reports whether the base name of chunk c's file holds term
+// (memoised per file in *named).
+func nameSays(v *store.View, c uint32, term string, named *map[*store.ViewEntry]bool) bool {
+	e := entryOf(v, c)
+	if e == nil {
+		return false
+	}
+	if *named == nil {
+		*named = map[*store.ViewEntry]bool{}
+	}
+	ok, seen := (*named)[e]
+	if !seen {
+		ok = nameWords(e.Path)[term]
+		(*named)[e] = ok
+	}
+	return ok
 }

@@ -260,6 +260,25 @@ type lexicalCandidates struct {
 	absent int             // the user's words found in no live chunk
 	segs   []store.Segment // the view's segments, by first chunk
 	spans  map[string][]string
+	// missing are the user's words found in no live chunk.
+	missing map[string]bool
+}
+
+// stands reports whether an added word stands in for a word of the
+// user's that no live chunk has (or for a word cut into several, none of
+// which any has): then the added word is all the evidence there is for
+// it.
+func (c *lexicalCandidates) stands(from string) bool {
+	if c.missing[from] {
+		return true
+	}
+	terms := c.spans[from]
+	for _, t := range terms {
+		if !c.missing[t] {
+			return false
+		}
+	}
+	return len(terms) > 0
 }
 
 // lexicalCandidates reads the postings of q's terms.
@@ -323,6 +342,10 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 			out.lists = append(out.lists, termPostings{qt, qi, ps})
 		} else if qt.from == "" {
 			out.absent++
+			if out.missing == nil {
+				out.missing = map[string]bool{}
+			}
+			out.missing[qt.term] = true
 		}
 	}
 	lap("candidates: postings", t0)
@@ -482,9 +505,17 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 			st.total += idf
 		}
 		ff.startTerm()
+		// A file whose name says the added word is a candidate even so,
+		// when the user's word it stands for is in no file (the Chinese
+		// of a question about English code): flag/flag.go for 命令行参数
+		// -> flag, though flag is in thousands of chunks. File names are
+		// few and chosen (see weighNames); the rest of the list stays
+		// behind the rarer words.
+		byName := onlyTouched && req.on(LeverName) && c.stands(tp.term.from)
+		var named map[*store.ViewEntry]bool
 		for _, p := range tp.ps {
 			if !seen[p.Chunk] {
-				if onlyTouched {
+				if onlyTouched && !(byName && p.TF[store.FieldPath] > 0 && nameSays(v, p.Chunk, tp.term.term, &named)) {
 					continue
 				}
 				l, err := lengths.of(p.Chunk)

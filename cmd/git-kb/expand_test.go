@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,5 +111,37 @@ func (job *deleteUnhealthyInstanceJob) execute() {
 	}
 	if got := paths(searchJSON(t, dir, "--ranking", "-concept", q)); len(got) == 0 || got[0] != "store/instance_api.go" {
 		t.Errorf("%s with -concept: %v, want the bilingual file first (the lever is what lifts the job)", q, got)
+	}
+}
+
+// TestNameMakesCandidate: a Chinese question about English code whose
+// word is in no file reaches the code through its translation; when the
+// translation is a common word (flag, in 534 chunks here), it only
+// adds to chunks a rarer word found, except in a file whose name says
+// it: flag/flag.go answers 命令行参数 (-> flag) though only help/usage.go
+// has the rarer usage. --ranking -name shows it is the name that does it.
+func TestNameMakesCandidate(t *testing.T) {
+	var cmds strings.Builder
+	cmds.WriteString("package tool\n\n")
+	for i := range 1600 { // three to a chunk: 534 chunks say flag
+		fmt.Fprintf(&cmds, "// cmd%d reads the verbose flag.\nfunc cmd%d() bool { return verbose%d }\n\n", i, i, i)
+	}
+	dir := gittest.New(t, map[string]string{
+		"tool/commands.go": cmds.String(),
+		"flag/flag.go": `// Package flag parses the command line: -name, --name and -name=value.
+package flag
+
+// Parse reads the command line, one value after another.
+func Parse() {}
+`,
+		"help/usage.go": "package help\n\n// PrintUsage writes the usage text.\nfunc PrintUsage() {}\n",
+	})
+	const q = "命令行参数 用法说明"
+	got := paths(searchJSON(t, dir, q))
+	if !slices.Contains(got, "flag/flag.go") || !slices.Contains(got, "help/usage.go") {
+		t.Errorf("%s: %v, want flag/flag.go (its name says flag) beside help/usage.go", q, got)
+	}
+	if got := paths(searchJSON(t, dir, "--ranking", "-name", q)); slices.Contains(got, "flag/flag.go") {
+		t.Errorf("%s with -name: %v; without the name, flag is too common to make flag.go a candidate, or this test shows nothing", q, got)
 	}
 }
