@@ -83,7 +83,12 @@ func (s *Searcher) feedback(ctx context.Context, req Request, q *query, hits []h
 	}
 	sort.Slice(cs, func(i, j int) bool { return cs[i].w > cs[j].w || cs[i].w == cs[j].w && cs[i].t < cs[j].t })
 	cs = cs[:min(len(cs), feedbackTerms)]
-	out := &query{terms: append([]queryTerm(nil), q.terms...), scope: q.scope, expansions: q.expansions}
+	// The question's query with words added: its scope, expansions,
+	// analyzer and spans (a word cut into several terms still stands
+	// for them, see expandQuery) are those of the first round.
+	out := new(query)
+	*out = *q
+	out.terms = append([]queryTerm(nil), q.terms...)
 	for _, c := range cs {
 		out.terms = append(out.terms, queryTerm{term: c.t, weight: feedbackWeight * c.w / cs[0].w, from: feedbackFrom})
 	}

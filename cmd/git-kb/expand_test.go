@@ -121,13 +121,8 @@ func (job *deleteUnhealthyInstanceJob) execute() {
 // it: flag/flag.go answers 命令行参数 (-> flag) though only help/usage.go
 // has the rarer usage. --ranking -name shows it is the name that does it.
 func TestNameMakesCandidate(t *testing.T) {
-	var cmds strings.Builder
-	cmds.WriteString("package tool\n\n")
-	for i := range 1600 { // three to a chunk: 534 chunks say flag
-		fmt.Fprintf(&cmds, "// cmd%d reads the verbose flag.\nfunc cmd%d() bool { return verbose%d }\n\n", i, i, i)
-	}
 	dir := gittest.New(t, map[string]string{
-		"tool/commands.go": cmds.String(),
+		"tool/commands.go": flagEverywhere(),
 		"flag/flag.go": `// Package flag parses the command line: -name, --name and -name=value.
 package flag
 
@@ -143,5 +138,41 @@ func Parse() {}
 	}
 	if got := paths(searchJSON(t, dir, "--ranking", "-name", q)); slices.Contains(got, "flag/flag.go") {
 		t.Errorf("%s with -name: %v; without the name, flag is too common to make flag.go a candidate, or this test shows nothing", q, got)
+	}
+}
+
+// flagEverywhere is a Go file of 1,600 functions, three to a chunk: 534
+// chunks say flag, a word too common to make a candidate by itself.
+func flagEverywhere() string {
+	var cmds strings.Builder
+	cmds.WriteString("package tool\n\n")
+	for i := range 1600 {
+		fmt.Fprintf(&cmds, "// cmd%d reads the verbose flag.\nfunc cmd%d() bool { return verbose%d }\n\n", i, i, i)
+	}
+	return cmds.String()
+}
+
+// TestNameMakesCandidateWithFeedback: --prf scores the question a second
+// time with a few words of the best chunks added (帮助, 文本 here, which
+// flag/flag.md does not say); that query is the question's, spans
+// included, so 命令行参数 (cut 命令行 + 命令 + 参数, none of them in any
+// file) still stands for its translation flag, and flag.md stays.
+func TestNameMakesCandidateWithFeedback(t *testing.T) {
+	dir := gittest.New(t, map[string]string{
+		"tool/commands.go": flagEverywhere(),
+		"flag/flag.md":     "# flag\n\nParses -name=value.\n",
+		"help/usage.md":    "# 用法说明\n\n打印帮助文本。\n",
+		"help/usage2.md":   "# 用法说明示例\n\n帮助文本的格式。\n",
+	})
+	const q = "命令行参数 用法说明"
+	if got := paths(searchJSON(t, dir, q)); !slices.Contains(got, "flag/flag.md") {
+		t.Fatalf("%s: %v, want flag/flag.md (its name says flag), or this test shows nothing", q, got)
+	}
+	r := searchJSON(t, dir, "--prf", q)
+	if len(r.Feedback) == 0 {
+		t.Fatalf("%s with --prf: no feedback words, or this test shows nothing", q)
+	}
+	if got := paths(r); !slices.Contains(got, "flag/flag.md") {
+		t.Errorf("%s with --prf (feedback %v): %v, want flag/flag.md as without", q, r.Feedback, got)
 	}
 }
