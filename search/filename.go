@@ -51,11 +51,15 @@ func nameConcepts(q *query, c *lexicalCandidates) []nameConcept {
 		found[tp.term.term] = true
 	}
 	// A word the analyzer cut into several of the user's terms (构建器:
-	// 构建 + 器) is one concept: those terms and the word's translations.
+	// 构建 + 器) is one concept: those terms, the word's translations and
+	// theirs. A term two words span (堆 of 最小堆 and 最大堆) goes with the
+	// first in the question: the same concepts on every search.
 	spanOf := map[string]string{}
-	for from, terms := range q.spans {
-		for _, t := range terms {
-			spanOf[t] = from
+	for _, e := range q.expansions {
+		for _, t := range q.spans[e.From] {
+			if _, ok := spanOf[t]; !ok {
+				spanOf[t] = e.From
+			}
 		}
 	}
 	at := map[string]int{}
@@ -79,7 +83,11 @@ func nameConcepts(q *query, c *lexicalCandidates) []nameConcept {
 		if t.from == "" {
 			continue
 		}
-		if i, ok := at[t.from]; ok {
+		key := t.from
+		if from, ok := spanOf[key]; ok {
+			key = from
+		}
+		if i, ok := at[key]; ok {
 			out[i].forms = append(out[i].forms, t.term)
 		}
 	}

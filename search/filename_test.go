@@ -1,8 +1,10 @@
 package search
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/git-kb/git-kb/expand"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -86,7 +88,8 @@ func TestNameConceptsSpans(t *testing.T) {
 			{term: "string", weight: 0.8, from: "字符串"}, {term: "builder", weight: 0.8, from: "构建器"},
 			{term: "concat", weight: 0.8, from: "拼接"},
 		},
-		spans: map[string][]string{"构建器": {"构建", "器"}},
+		expansions: []expand.Expansion{{From: "字符串", To: []string{"string"}}, {From: "构建器", To: []string{"builder"}}, {From: "拼接", To: []string{"concat"}}},
+		spans:      map[string][]string{"构建器": {"构建", "器"}},
 	}
 	c := &lexicalCandidates{spans: q.spans}
 	for _, w := range []string{"字符串", "构建", "器", "拼接", "string", "builder", "concat"} {
@@ -101,5 +104,50 @@ func TestNameConceptsSpans(t *testing.T) {
 	}
 	if got := nameCoverage(concepts, nameWords("strings/string_builder.go")); got != 2.0/3 {
 		t.Errorf("nameCoverage(string_builder.go) = %.3f, want 2/3", got)
+	}
+}
+
+// TestNameConceptsSpansOverlap: two words of the question that span one
+// term (最小堆 and 最大堆 both cut with 堆) make the same concepts on every
+// search: the term goes with the first of them in the question (map
+// order chose before, and a name saying 堆 and 最大 covered one concept
+// or both by chance). And a spanned term's own translations stay forms
+// of its concept (构建 -> build beside 构建器 -> builder): a file named
+// build.go still says the question's 构建.
+func TestNameConceptsSpansOverlap(t *testing.T) {
+	q := &query{
+		terms: []queryTerm{
+			{term: "最小", weight: 1}, {term: "堆", weight: 1}, {term: "最大", weight: 1},
+			{term: "heap", weight: 0.8, from: "最小堆"}, {term: "max", weight: 0.8, from: "最大堆"},
+		},
+		expansions: []expand.Expansion{{From: "最小堆", To: []string{"heap"}}, {From: "最大堆", To: []string{"max"}}},
+		spans:      map[string][]string{"最小堆": {"最小", "堆"}, "最大堆": {"最大", "堆"}},
+	}
+	c := &lexicalCandidates{spans: q.spans}
+	for _, tp := range q.terms {
+		c.lists = append(c.lists, termPostings{term: tp, ps: []store.Posting{{Chunk: 1}}})
+	}
+	for range 20 {
+		concepts := nameConcepts(q, c)
+		if len(concepts) != 2 || !slices.Equal(concepts[0].forms, []string{"最小", "堆", "heap"}) || !slices.Equal(concepts[1].forms, []string{"最大", "max"}) {
+			t.Fatalf("concepts %v, want [最小 堆 heap] [最大 max] (堆 with the first word that spans it)", concepts)
+		}
+	}
+
+	q = &query{
+		terms: []queryTerm{
+			{term: "构建", weight: 2}, {term: "器", weight: 1},
+			{term: "build", weight: 0.8, from: "构建"}, {term: "builder", weight: 0.8, from: "构建器"},
+		},
+		expansions: []expand.Expansion{{From: "构建", To: []string{"build"}}, {From: "构建器", To: []string{"builder"}}},
+		spans:      map[string][]string{"构建器": {"构建", "器"}},
+	}
+	c = &lexicalCandidates{spans: q.spans}
+	for _, tp := range q.terms {
+		c.lists = append(c.lists, termPostings{term: tp, ps: []store.Posting{{Chunk: 1}}})
+	}
+	concepts := nameConcepts(q, c)
+	if got := nameCoverage(concepts, nameWords("cmd/build.go")); got != 1 {
+		t.Errorf("concepts %v: nameCoverage(cmd/build.go) = %.3f, want 1 (build is 构建's translation)", concepts, got)
 	}
 }
