@@ -238,14 +238,7 @@ func withoutTrailingComment(s string) string {
 	for i := 0; i+1 < len(s); i++ {
 		switch c := s[i]; c {
 		case '"', '\'', '`':
-			j := i + 1
-			for j < len(s) && s[j] != c {
-				if s[j] == '\\' && c != '`' {
-					j++
-				}
-				j++
-			}
-			i = j
+			i = closingQuote(s, i)
 		case '/':
 			if s[i+1] == '/' || s[i+1] == '*' && strings.HasSuffix(s, "*/") {
 				return strings.TrimSpace(s[:i])
@@ -275,15 +268,8 @@ func literalEntry(s string) bool {
 		c := s[i]
 		switch {
 		case c == '"' || c == '\'' || c == '`':
-			j := i + 1
-			for j < len(s) && s[j] != c {
-				if s[j] == '\\' && c != '`' {
-					j++
-				}
-				j++
-			}
 			lits++
-			i = j + 1
+			i = closingQuote(s, i) + 1
 		case c >= '0' && c <= '9':
 			j := i + 1
 			for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
@@ -306,6 +292,21 @@ func literalEntry(s string) bool {
 		}
 	}
 	return lits > 0 && names <= 2
+}
+
+// closingQuote is where the literal opened by the quote at s[i] closes
+// (a backslash escapes the next byte, except in a raw string), or
+// len(s) or beyond when the line ends first.
+func closingQuote(s string, i int) int {
+	c := s[i]
+	j := i + 1
+	for j < len(s) && s[j] != c {
+		if s[j] == '\\' && c != '`' {
+			j++
+		}
+		j++
+	}
+	return j
 }
 
 func isWordByte(c byte) bool {

@@ -96,6 +96,13 @@ func TestContentKind(t *testing.T) {
 		`s := "a // b"`:                                `s := "a // b"`,
 		`x = 1 / 2`:                                    `x = 1 / 2`,
 		`y = a /* open`:                                `y = a /* open`,
+		// Hostile lines: a literal the line does not close hides the rest
+		// (no comment cut out of a string); a backslash last, NUL bytes
+		// and invalid UTF-8 are bytes like any other.
+		`s = "a // b`:          `s = "a // b`,
+		`r = '\`:               `r = '\`,
+		"\xff\x00 = 1 // note": "\xff\x00 = 1",
+		`u = "\"" // q`:        `u = "\""`,
 	} {
 		if got := withoutTrailingComment(line); got != want {
 			t.Errorf("withoutTrailingComment(%q) = %q, want %q", line, got, want)
