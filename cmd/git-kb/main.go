@@ -20,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 
+	_ "github.com/git-kb/git-kb/cmd/git-kb/internal/hugeheap" // huge pages for the heap, before other initialisers allocate
 	"github.com/git-kb/git-kb/engine"
 	"github.com/urfave/cli/v2"
 )
