@@ -407,3 +407,32 @@ func TestNoAnswerFromAViewOfAnotherPolicy(t *testing.T) {
 		t.Fatalf("--rev old after re-indexing: %v %v", err, r)
 	}
 }
+
+// With Options.Exiting a view's Close leaves it open for the process's
+// exit (a CLI search); without, Close closes it.
+func TestExitingLeavesTheViewToTheExit(t *testing.T) {
+	ctx := context.Background()
+	k, _, _ := open(t)
+	if _, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "回滚", K: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, exiting := range []bool{true, false} {
+		k.opt.Exiting = exiting
+		v, err := k.OpenView(ctx, "HEAD", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Close()
+		_, err = v.DB.Ref(v.Commit)
+		if exiting && err != nil {
+			t.Errorf("Exiting: the view's index was closed: %v", err)
+		}
+		if !exiting && err == nil {
+			t.Errorf("not Exiting: the view's index is still open after Close")
+		}
+		if exiting {
+			v.exiting = false
+			v.Close()
+		}
+	}
+}

@@ -31,6 +31,8 @@ type View struct {
 	staleAfter time.Duration
 	// noPriors, noExpand: kb.priors false, kb.expand false.
 	noPriors, noExpand bool
+	// exiting: Close leaves the view to the process's exit (Options.Exiting).
+	exiting bool
 }
 
 // Search runs req against the view, with the repository's settings
@@ -51,6 +53,9 @@ func (v *View) Search(ctx context.Context, req search.Request) (*search.Response
 
 // Close releases the database and ends the snippets' git process.
 func (v *View) Close() {
+	if v.exiting {
+		return
+	}
 	v.DB.Close()
 	v.blobs.Close()
 }
@@ -60,6 +65,14 @@ func (v *View) Close() {
 // or when rev cannot be indexed now, the last indexed commit's view stands
 // in, with Stale saying why.
 func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View, error) {
+	v, err := k.openView(ctx, rev, noIndex)
+	if v != nil {
+		v.exiting = k.opt.Exiting
+	}
+	return v, err
+}
+
+func (k *Engine) openView(ctx context.Context, rev string, noIndex bool) (*View, error) {
 	repo := k.Repo
 	var commit, tree gitx.Hash
 	// HEAD's commit from the refs, and its tree from the index's record of

@@ -160,7 +160,12 @@ func runSearch(c *cli.Context, e env) error {
 			return err
 		}
 	}
-	kb, err := openKB(c.Context, e, repo, quiet)
+	// The process ends after this one search: its view is left to the
+	// exit. Only here: a command that opens a view and then indexes, in
+	// one process, would wait on its own unclosed view's lock.
+	o := engineOptions(e, quiet)
+	o.Exiting = exiting
+	kb, err := engine.Open(c.Context, repo, o)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,13 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
+// exiting is set by main: this process ends after its one command
+// (engine.Options.Exiting). Tests run many commands in one process and
+// leave it false.
+var exiting bool
+
 func main() {
+	exiting = true
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	dir, _ := os.Getwd()
 	// GIT_KB_CPUPROFILE=FILE writes a CPU profile of the command, for
