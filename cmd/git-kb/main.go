@@ -89,6 +89,10 @@ func main() {
 	pprof.StopCPUProfile()
 	if memProfile != "" {
 		if f, err := os.Create(memProfile); err == nil {
+			// The profile is as of the last collection: without one
+			// now, what was allocated since is missing (all of it, in a
+			// command that ran none).
+			runtime.GC()
 			pprof.Lookup("allocs").WriteTo(f, 0)
 			f.Close()
 		}
