@@ -31,9 +31,10 @@ func TestHeapIsAdvised(t *testing.T) {
 	if !strings.Contains(" "+flags+" ", " hg ") {
 		t.Errorf("the heap's mapping at %#x is not marked MADV_HUGEPAGE: VmFlags %s", p, flags)
 	}
-	if huge == 0 {
-		t.Errorf("8 MiB written in the advised heap, no huge page backs it (AnonHugePages 0)")
-	}
+	// Whether a huge page backs it is the kernel's call at the moment
+	// (free 2 MiB blocks, its defrag setting): reported, not asserted, so
+	// that a fragmented CI machine does not fail a correct advice.
+	t.Logf("8 MiB written in the advised heap: AnonHugePages %d kB", huge)
 }
 
 // vma reads the VmFlags and AnonHugePages (kB) of the mapping holding p.
