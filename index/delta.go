@@ -48,15 +48,22 @@ type deltaPlan struct {
 // built under other filter rules (kb.maxFileSize, .kbignore) or before
 // views kept per-file statistics, one missing objects, or too many files
 // changed.
-func planDelta(ctx context.Context, repo *gitx.Repo, db *store.DB, commit, tree gitx.Hash, f *filter) (*deltaPlan, error) {
+//
+// pre, if not nil, is the diff of tree against some tree already made
+// (indexAfterLast's): used when that is the base's tree.
+func planDelta(ctx context.Context, repo *gitx.Repo, db *store.DB, commit, tree gitx.Hash, f *filter, pre *treeDiff) (*deltaPlan, error) {
 	parent, baseCommit, baseTree := pickBase(repo, db, commit, f.fingerprint())
 	if parent == nil {
 		return nil, nil
 	}
-	changes, err := repo.DiffTrees(ctx, baseTree, tree)
-	if err != nil {
-		return nil, err
+	d := pre
+	if d == nil || d.from != baseTree {
+		var err error
+		if d, err = diffTrees(ctx, repo, baseTree, tree); err != nil {
+			return nil, err
+		}
 	}
+	changes, objs := d.changes, d.sizes
 	if len(changes) > max(64, parent.Stats.Files/maxDeltaShare) {
 		return nil, nil
 	}
@@ -66,24 +73,13 @@ func planDelta(ctx context.Context, repo *gitx.Repo, db *store.DB, commit, tree 
 		p.skipped[k] = n
 	}
 	gone := map[string]bool{}
-	var sizesOf []gitx.Hash
 	for _, c := range changes {
 		if !c.Old.IsZero() {
 			gone[c.Path] = true
-			sizesOf = append(sizesOf, c.Old)
-		}
-		if !c.New.IsZero() {
-			sizesOf = append(sizesOf, c.New)
 		}
 	}
-	objs, err := repo.BlobSizes(ctx, sizesOf)
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range sizesOf {
-		if objs[h].Type != "blob" {
-			return nil, nil // a partial clone: let the full run count what is missing
-		}
+	if d.missing {
+		return nil, nil // a partial clone: let the full run count what is missing
 	}
 
 	// The parent's files that go: indexed ones leave the view, the
@@ -171,6 +167,44 @@ func planDelta(ctx context.Context, repo *gitx.Repo, db *store.DB, commit, tree 
 		}
 	}
 	return p, nil
+}
+
+// treeDiff is how tree to differs from tree from, and the sizes of the
+// blobs on either side.
+type treeDiff struct {
+	from    gitx.Hash
+	changes []gitx.Change
+	sizes   map[gitx.Hash]gitx.ObjectInfo
+	missing bool // some blob is not in the repository (a partial clone)
+}
+
+// diffTrees lists the files that differ between two trees (gitx.DiffTrees)
+// and the sizes of their old and new blobs.
+func diffTrees(ctx context.Context, repo *gitx.Repo, from, to gitx.Hash) (*treeDiff, error) {
+	changes, err := repo.DiffTrees(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	var sizesOf []gitx.Hash
+	for _, c := range changes {
+		if !c.Old.IsZero() {
+			sizesOf = append(sizesOf, c.Old)
+		}
+		if !c.New.IsZero() {
+			sizesOf = append(sizesOf, c.New)
+		}
+	}
+	objs, err := repo.BlobSizes(ctx, sizesOf)
+	if err != nil {
+		return nil, err
+	}
+	d := &treeDiff{from: from, changes: changes, sizes: objs}
+	for _, h := range sizesOf {
+		if objs[h].Type != "blob" {
+			d.missing = true
+		}
+	}
+	return d, nil
 }
 
 // ancestorWalk is how many first-parent generations pickBase looks back

@@ -148,10 +148,14 @@ func TestIncrementalViewEqualsRebuild(t *testing.T) {
 		}
 		live := append([]string(nil), names...)
 		var commits []string
+		readAhead := 0
 		for c := range 6 {
 			st, err := Run(ctx, repo, Options{MemoryBudget: 256 << 10, MaxFileSize: testMaxSize})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if st.ReadAhead {
+				readAhead++
 			}
 			if c > 0 && !st.AlreadyIndexed && (st.Base == "" || st.ChangedFiles == 0 || st.ChangedFiles > 8) {
 				t.Fatalf("commit %d was not indexed from its parent's view: base %q, %d files changed", c, st.Base, st.ChangedFiles)
@@ -196,8 +200,13 @@ func TestIncrementalViewEqualsRebuild(t *testing.T) {
 			sort.Strings(live)
 			commits = append(commits, gittest.Git(t, dir, "rev-parse", "HEAD"))
 		}
-		if _, err := Run(ctx, repo, Options{MemoryBudget: 256 << 10, MaxFileSize: testMaxSize}); err != nil {
+		if st, err := Run(ctx, repo, Options{MemoryBudget: 256 << 10, MaxFileSize: testMaxSize}); err != nil {
 			t.Fatal(err)
+		} else if st.ReadAhead {
+			readAhead++
+		}
+		if readAhead == 0 {
+			t.Fatalf("seed %d: no commit was read ahead of the database (afterlast.go)", seed)
 		}
 		clone := filepath.Join(t.TempDir(), "clone")
 		gittest.Git(t, filepath.Dir(clone), "clone", "-q", dir, clone)

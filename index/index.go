@@ -38,6 +38,8 @@ type Options struct {
 	// MemoryBudget bounds the memory of a run's buffers, in bytes; 0
 	// reads kb.index.memoryMB (default 512 MiB).
 	MemoryBudget int64
+
+	cores *cores // set by Run (cores.go)
 }
 
 // Event reports progress.
@@ -68,10 +70,14 @@ type Stats struct {
 	// Base is the indexed commit whose view this one was built from, by
 	// the files that differ between their trees (ChangedFiles of them);
 	// empty when the whole tree was listed.
-	Base         string             `json:"base,omitempty"`
-	ChangedFiles int                `json:"changed_files,omitempty"`
-	Seconds      float64            `json:"seconds"`
-	Timings      map[string]float64 `json:"timings_ms"`
+	Base         string `json:"base,omitempty"`
+	ChangedFiles int    `json:"changed_files,omitempty"`
+	// ReadAhead says the commit was on top of the last one indexed and
+	// its changed files were analyzed before the database was opened
+	// (afterlast.go).
+	ReadAhead bool               `json:"read_ahead,omitempty"`
+	Seconds   float64            `json:"seconds"`
+	Timings   map[string]float64 `json:"timings_ms"`
 	// Embed reports the embedding run that followed, if any.
 	Embed *EmbedStats `json:"embed,omitempty"`
 	// EmbedBackground says embedding was handed to a background process.
@@ -94,6 +100,8 @@ func (t *timer) since(stage string, start time.Time) { t.add(stage, time.Since(s
 // Run indexes the tree of a commit.
 func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	began := time.Now()
+	o.cores = narrow()
+	defer o.cores.widen()
 	tm := &timer{m: map[string]time.Duration{}}
 	st := &Stats{Skipped: map[string]int{}}
 	defer func() {
@@ -131,27 +139,11 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	// but before it cleaned up.
 	os.RemoveAll(SpillDir(repo.KBDir()))
 
-	dbDir := DBDir(repo)
-	storeOpts := store.Options{Wait: o.Wait, OnWait: onWait("searches to release the index"), Pipeline: PipelineVersion, CreatedBy: "git-kb " + o.Version}
-
-	// Read phase: read-only, so searches are not locked out.
-	t0 = time.Now()
-	ro := storeOpts
-	ro.ReadOnly = true
-	db, err := store.Open(ctx, dbDir, ro)
-	if errors.Is(err, store.ErrNoIndex) {
-		db, err = store.Open(ctx, dbDir, storeOpts) // first run: create
-	}
-	if err != nil {
-		return st, err
-	}
-	tm.since("open", t0)
 	// One read of git config serves the secrets policy and the run's
 	// settings (each read is a git process).
 	t0 = time.Now()
 	set, err := settings.Load(ctx, repo, nil)
 	if err != nil {
-		db.Close()
 		return st, err
 	}
 	pol := secrets.NewPolicy(set.SecretsAllow)
@@ -163,12 +155,10 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	// known only after reading the whole tree: learn marks that run.
 	vin, err := readVocabInputs(repo, set)
 	if err != nil {
-		db.Close()
 		return st, err
 	}
 	var vocab *segment.Vocab
 	recIn, recFP, recSince := recordedVocab(repo.KBDir())
-	since := recSince
 	learn := false
 	switch {
 	case vin.fp == "":
@@ -185,18 +175,6 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	if !learn && vocab.Fingerprint() != recFP {
 		rederive = true
 	}
-	// A new list: every record made so far was cut with another one.
-	newSince := func() uint32 {
-		segs, _ := db.Segments()
-		last := uint32(0)
-		for id := range segs {
-			last = max(last, id)
-		}
-		return last + 1
-	}
-	if rederive {
-		since = newSince()
-	}
 	t0 = time.Now()
 	if o.MaxFileSize == 0 {
 		o.MaxFileSize = set.MaxFileSize
@@ -210,8 +188,62 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 	f := newFilter(o.MaxFileSize, kbignore)
 	f.policy = fp // a view built under another secrets policy is no base
-	f.vocab, f.since = vocab, since
+	f.vocab, f.since = vocab, recSince
 	tm.since("settings", t0)
+
+	// What the run records once its view is published: the policy, and
+	// since when records are good (a new policy or word list made every
+	// older record stale, for every later run too).
+	record := func() error {
+		if err := recordPolicy(repo.KBDir(), fp, f.fingerprint()); err != nil {
+			return err
+		}
+		if recIn == vin.fp && recFP == f.vocab.Fingerprint() && recSince == f.since {
+			return nil
+		}
+		return recordVocab(repo.KBDir(), vin.fp, f.vocab, f.since)
+	}
+
+	dbDir := DBDir(repo)
+	storeOpts := store.Options{Wait: o.Wait, OnWait: onWait("searches to release the index"), Pipeline: PipelineVersion, CreatedBy: "git-kb " + o.Version}
+
+	// A commit on top of the last one indexed (the post-commit hook's
+	// case) is read and analyzed before the database is opened at all,
+	// then written in one read-write session (afterlast.go).
+	if !rederive && !learn {
+		done, err := indexAfterLast(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, pol, f)
+		if done {
+			if err == nil {
+				err = record()
+			}
+			return st, err
+		}
+	}
+
+	// Read phase: read-only, so searches are not locked out.
+	t0 = time.Now()
+	ro := storeOpts
+	ro.ReadOnly = true
+	db, err := store.Open(ctx, dbDir, ro)
+	if errors.Is(err, store.ErrNoIndex) {
+		db, err = store.Open(ctx, dbDir, storeOpts) // first run: create
+	}
+	if err != nil {
+		return st, err
+	}
+	tm.since("open", t0)
+	// A new list: every record made so far was cut with another one.
+	newSince := func() uint32 {
+		segs, _ := db.Segments()
+		last := uint32(0)
+		for id := range segs {
+			last = max(last, id)
+		}
+		return last + 1
+	}
+	if rederive {
+		f.since = newSince()
+	}
 
 	// A view of this tree made under the same rules (secrets policy, word
 	// list, size limit: its filter fingerprint holds all three) is this
@@ -231,6 +263,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		_, rerr := db.Ref(commit)
 		db.Close()
 		if rerr == nil {
+			writeLast(dbDir, commit, tree) // a commit on top of it is read ahead
 			return st, nil
 		}
 		// Same tree, new commit (e.g. an amended message): record the ref only.
@@ -240,24 +273,11 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		return st, err
 	}
 
-	// What the run records once its view is published: the policy, and
-	// since when records are good (a new policy or word list made every
-	// older record stale, for every later run too).
-	record := func() error {
-		if err := recordPolicy(repo.KBDir(), fp, f.fingerprint()); err != nil {
-			return err
-		}
-		if recIn == vin.fp && recFP == f.vocab.Fingerprint() && recSince == f.since {
-			return nil
-		}
-		return recordVocab(repo.KBDir(), vin.fp, f.vocab, f.since)
-	}
-
 	// A commit whose parent (or the last indexed commit) has a view is
 	// indexed from the files that differ: the cost follows the change.
 	if !rederive && !learn {
 		t0 = time.Now()
-		plan, err := planDelta(ctx, repo, db, commit, tree, f)
+		plan, err := planDelta(ctx, repo, db, commit, tree, f, nil)
 		tm.since("diff", t0)
 		if err != nil {
 			db.Close()
@@ -397,15 +417,52 @@ type termTF struct {
 // parent view with the changed files (files are the new ones f accepts).
 func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats, storeOpts store.Options, dbDir string,
 	commit, tree gitx.Hash, files []gitx.Entry, headers map[store.SHA]store.BlobHeader, pol *secrets.Policy, f *filter, plan *deltaPlan) error {
+	rd, err := readPhase(ctx, repo, o, tm, st, dbDir, files, headers, pol, f)
+	if err != nil {
+		return err // nothing was written: the previous view stays
+	}
+	defer rd.done()
+	// Write phase: the only time the database is held read-write. What
+	// it writes was measured at 0.6x the bytes read at its peak (logs
+	// plus the tables they flush into; tidb-docs-cn: 12.1 MiB read, 7.3
+	// MiB peak): Open checks for room and allocates it up front, so a full
+	// disk is one clear error before anything is written.
+	t0 := time.Now()
+	storeOpts.Reserve = writeEstimate(st.BytesRead)
+	db, err := store.Open(ctx, dbDir, storeOpts)
+	if err != nil {
+		return err
+	}
+	tm.since("open rw", t0)
+	return rd.write(ctx, db, o, tm, st, commit, tree, files, headers, f, plan)
+}
+
+// analyzedBlobs is what a run's read phase made, for its write phase: the
+// new blobs' records, their chunks' lengths and postings.
+type analyzedBlobs struct {
+	todo []gitx.Hash
+	recs []blobRec
+	lens []uint32
+	buf  *postingBuffer
+	done func() // puts the memory limit back, removes the spill files
+}
+
+// readPhase reads and analyzes the blobs of files not in headers, without
+// the database: an error leaves nothing written.
+func readPhase(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats, dbDir string,
+	files []gitx.Entry, headers map[store.SHA]store.BlobHeader, pol *secrets.Policy, f *filter) (*analyzedBlobs, error) {
 	todo, pathOf, todoBytes := blobsToRead(files, headers)
 	st.BlobsNew = len(todo)
 	st.BlobsReused = len(uniqueBlobs(files)) - len(todo)
 	// Refuse a run the disk cannot hold before reading anything: the
-	// write phase needs about 0.6x the bytes read (see below).
+	// write phase needs about 0.6x the bytes read (see build).
 	if err := store.CheckSpace(dbDir, writeEstimate(todoBytes)); err != nil {
-		return err
+		return nil, err
 	}
 
+	if todoBytes >= parallelBytes || len(todo) > parallelBlobs {
+		o.cores.widen()
+	}
 	// Pick the dictionary by volume: a full load pays off on big runs only.
 	an := f.vocab.Tiny()
 	if segment.FullWorthIt(int(todoBytes / 2)) {
@@ -419,32 +476,29 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	// but not yet collected.
 	budget := o.MemoryBudget
 	restore := limitMemory(budget)
-	defer restore()
 	spillDir := SpillDir(repo.KBDir())
 	os.RemoveAll(spillDir) // what a killed run left (we hold the index lock)
-	defer os.RemoveAll(spillDir)
-	buf := newPostingBuffer(spillDir, bufferLimit(budget))
+	rd := &analyzedBlobs{todo: todo, done: func() { restore(); os.RemoveAll(spillDir) }}
+	rd.buf = newPostingBuffer(spillDir, bufferLimit(budget))
 
-	recs, lens, err := analyzeAll(ctx, repo, o, tm, st, an, pol, todo, pathOf, buf)
+	var err error
+	rd.recs, rd.lens, err = analyzeAll(ctx, repo, o, tm, st, an, pol, todo, pathOf, rd.buf)
 	if err != nil {
-		return err // nothing was written: the previous view stays
+		rd.done()
+		return nil, err
 	}
-	st.NewChunks = len(lens)
-	st.SpillRuns = len(buf.runs)
+	st.NewChunks = len(rd.lens)
+	st.SpillRuns = len(rd.buf.runs)
+	return rd, nil
+}
 
-	// Write phase: the only time the database is held read-write. What
-	// it writes was measured at 0.6x the bytes read at its peak (logs
-	// plus the tables they flush into; tidb-docs-cn: 12.1 MiB read, 7.3
-	// MiB peak): Open checks for room and allocates it up front, so a full
-	// disk is one clear error before anything is written.
+// write writes the analyzed blobs as one segment of db (open read-write)
+// and publishes the view of tree (see build), then closes db.
+func (rd *analyzedBlobs) write(ctx context.Context, db *store.DB, o Options, tm *timer, st *Stats,
+	commit, tree gitx.Hash, files []gitx.Entry, headers map[store.SHA]store.BlobHeader, f *filter, plan *deltaPlan) error {
+	recs, lens := rd.recs, rd.lens
+	var err error
 	t0 := time.Now()
-	storeOpts.Reserve = writeEstimate(st.BytesRead)
-	db, err := store.Open(ctx, dbDir, storeOpts)
-	if err != nil {
-		return err
-	}
-	tm.since("open rw", t0)
-	t0 = time.Now()
 	var seg *store.Segment
 	if len(recs) > 0 {
 		id, first, err := db.AllocSegment(uint32(len(lens)))
@@ -458,7 +512,7 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 			recs[i].header.First += first
 			headers[recs[i].blob] = recs[i].header
 		}
-		if st.UniqueTerms, err = writeSegment(ctx, db, seg, buf, lens, recs, headers, o.Progress, reopenEvery(budget)); err != nil {
+		if st.UniqueTerms, err = writeSegment(ctx, db, seg, rd.buf, lens, recs, headers, o.Progress, reopenEvery(o.MemoryBudget)); err != nil {
 			db.Close()
 			return err
 		}
@@ -470,8 +524,8 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 	if plan != nil {
 		// Built from a parent: reused are the view's files whose blob
 		// was indexed before (counting each file: no map of every blob).
-		read := make(map[store.SHA]bool, len(todo))
-		for _, h := range todo {
+		read := make(map[store.SHA]bool, len(rd.todo))
+		for _, h := range rd.todo {
 			read[h] = true
 		}
 		st.BlobsReused = 0
@@ -490,6 +544,9 @@ func build(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *Stats
 		err = cerr
 	}
 	tm.since("publish", t0)
+	if err == nil {
+		writeLast(db.Dir(), commit, tree)
+	}
 	return err
 }
 
@@ -817,6 +874,9 @@ func publish(ctx context.Context, dbDir string, o store.Options, seg *store.Segm
 	err = db.Publish(PipelineVersion, seg, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()})
 	if cerr := db.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		writeLast(dbDir, commit, tree)
 	}
 	return err
 }
