@@ -351,7 +351,7 @@ func OrgChunks(af *store.AnalyzedFile, vocab uint8, repo, remote, commit string)
 	}
 	owner := strings.ToLower(strings.TrimSpace(m.Meta["owner"]))
 	out := make([]org.Chunk, 0, len(m.Chunks))
-	file := org.FileMeta{Kind: m.Kind, MinHash: m.MinHash, Meta: m.Meta, Vocab: vocab}
+	file := org.FileMeta{Kind: m.Kind, MinHash: m.MinHash, Meta: m.Meta, Vocab: vocab, Links: m.Links}
 	fileTerms := map[string]bool{}
 	for _, tf := range af.Chunks {
 		for t := range tf {
@@ -626,6 +626,7 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 	// in the query more, as local search weighs expansions below them.
 	qterms := append(append([]string(nil), terms...), resp.Terms...)
 	wfused := r.Mode == search.ModeHybrid && r.Fusion == OrgFusionWeaviate
+	sreq := req
 	go func() {
 		defer close(corpusDone)
 		t0 := time.Now()
@@ -638,6 +639,11 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		}
 		corpus, corpusErr = c.Corpus(ctx, f, dfTerms)
 		lap("org: statistics", t0)
+		if corpusErr == nil && dfTerms != nil {
+			t0 := time.Now()
+			corpusErr = orgCommonFileDF(ctx, c, f, sreq, corpus)
+			lap("org: statistics of common words", t0)
+		}
 	}()
 	go func() {
 		defer close(denseDone)
@@ -756,6 +762,9 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 			if corpus, err = c.Corpus(ctx, f, terms); err != nil {
 				return nil, err
 			}
+			if err = orgCommonFileDF(ctx, c, f, req, corpus); err != nil {
+				return nil, err
+			}
 			lap("org: statistics again", t0)
 		}
 		if chunks, err = lexical(); err != nil {
@@ -771,7 +780,37 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 			return c.Texts(ctx, refs)
 		}
 	}
-	resp, err = orgRank(ctx, req, resp, corpus, chunks, dense, texts, start)
+	// The overview prior's in-links of the Markdown pages among them
+	// (local search counts them in its postings).
+	t0 = time.Now()
+	var pages []org.LinkPage
+	seenPage := map[org.LinkPage]bool{}
+	addPage := func(ch *org.Chunk) {
+		if ch.File.Links == 0 {
+			return
+		}
+		if term, ok := search.LinkTerm(ch.Path); ok {
+			if p := (org.LinkPage{Repo: ch.Repo, Path: ch.Path, Term: term}); !seenPage[p] {
+				seenPage[p] = true
+				pages = append(pages, p)
+			}
+		}
+	}
+	for i := range chunks {
+		addPage(&chunks[i])
+	}
+	if dense != nil {
+		for i := range dense.hits {
+			addPage(&dense.hits[i].Chunk)
+		}
+	}
+	inLinks, err := c.InLinks(ctx, pages)
+	if err != nil {
+		return nil, err
+	}
+	lap("org: links", t0)
+	t0 = time.Now()
+	resp, err = orgRank(ctx, req, resp, corpus, chunks, dense, inLinks, texts, start)
 	if resp != nil {
 		lap("org: rank", t0)
 		resp.Timings = timings
@@ -783,6 +822,29 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		}
 	}
 	return resp, err
+}
+
+// orgCommonFileDF counts the file document frequencies of the query's
+// common added words (read, file, get in Go's source) as local search
+// does: local search adds such a word only to chunks its other terms
+// found, and counts its files among theirs (search.CommonExpansions), a
+// lower count than the collection's, so a larger weight on a file's own
+// BM25F. Counted as the collection's, Go's source ranked otherwise at the
+// tail of the top 10 (code-dev top-10 overlap with local search .845).
+func orgCommonFileDF(ctx context.Context, c *org.Client, f org.Filter, req search.Request, corpus *org.Corpus) error {
+	n := 0
+	for _, st := range corpus.Repos {
+		n += st.Chunks
+	}
+	common, others, err := search.CommonExpansions(req, corpus.DF, n)
+	if err != nil || len(common) == 0 {
+		return err
+	}
+	got, err := c.FilesWith(ctx, f, common, others, n)
+	for t, v := range got {
+		corpus.FileDF[t] = v
+	}
+	return err
 }
 
 // orgDense is the vector side of an org search: which repositories'
@@ -864,7 +926,7 @@ const orgDenseChunks = 100
 //
 // texts, if set, reads the text of the results' chunks, read without it
 // (their snippets are made then).
-func orgRank(ctx context.Context, req search.Request, resp *search.Response, corpus *org.Corpus, chunks []org.Chunk, dense *orgDense,
+func orgRank(ctx context.Context, req search.Request, resp *search.Response, corpus *org.Corpus, chunks []org.Chunk, dense *orgDense, inLinks map[org.LinkPage]int,
 	texts func([]org.ChunkRef) (map[org.ChunkRef]string, error), start time.Time) (*search.Response, error) {
 	type chunkKey struct {
 		repo, blob, path string
@@ -926,7 +988,7 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 	origins := map[string]*origin{}
 	// Where each chunk is in the overlay: file and chunk index.
 	at := map[chunkKey][2]int{}
-	ov := &search.Overlay{Vocab: map[string]uint8{}}
+	ov := &search.Overlay{Vocab: map[string]uint8{}, InLinks: map[string]int{}}
 	for _, fl := range order {
 		sort.Slice(fl.chunks, func(i, j int) bool { return fl.chunks[i].Ordinal < fl.chunks[j].Ordinal })
 		p := fl.path
@@ -938,7 +1000,7 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		if err != nil || len(blob) != len(store.SHA{}) {
 			continue
 		}
-		af := store.AnalyzedFile{Path: p, Meta: &store.BlobMeta{Lang: first.Lang, Title: first.Title, Meta: first.File.Meta, Kind: first.File.Kind, MinHash: first.File.MinHash}}
+		af := store.AnalyzedFile{Path: p, Meta: &store.BlobMeta{Lang: first.Lang, Title: first.Title, Meta: first.File.Meta, Kind: first.File.Kind, MinHash: first.File.MinHash, Links: first.File.Links}}
 		// The same blob in two repositories has the same chunks: one
 		// blob's metadata serves both files.
 		copy(af.Blob[:], blob)
@@ -969,6 +1031,11 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		af.FieldLen[store.FieldBody] = uint64(first.FileLen)
 		ov.Files = append(ov.Files, af)
 		ov.Vocab[p] = first.File.Vocab
+		if term, ok := search.LinkTerm(fl.path); ok {
+			if n, ok := inLinks[org.LinkPage{Repo: fl.repo, Path: fl.path, Term: term}]; ok {
+				ov.InLinks[p] = n
+			}
+		}
 		origins[p] = o
 	}
 	if dense != nil {

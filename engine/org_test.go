@@ -657,7 +657,7 @@ func TestOrgRankSharedBlob(t *testing.T) {
 		req := search.Request{Query: "回滚 步骤", Parsed: q, K: 10, PerFile: 1, Mode: search.ModeHybrid, Fusion: search.FusionRRF}
 		corpus := &org.Corpus{Repos: map[string]org.RepoStats{"team/a": {Chunks: 3, Files: 1, BodyLen: 6}, "team/b": {Chunks: 3, Files: 1, BodyLen: 6}},
 			DF: map[string]int{"回滚": 6, "步骤": 6}, FileDF: map[string]int{"回滚": 2, "步骤": 2}}
-		r, err := orgRank(context.Background(), req, &search.Response{Results: []search.Result{}}, corpus, []org.Chunk{a2}, dense, nil, time.Now())
+		r, err := orgRank(context.Background(), req, &search.Response{Results: []search.Result{}}, corpus, []org.Chunk{a2}, dense, nil, nil, time.Now())
 		if err != nil {
 			t.Fatalf("fusion %q: %v", fused, err)
 		}
@@ -792,6 +792,91 @@ func TestOrgPublishStaleVectors(t *testing.T) {
 	}
 	if n := vectorObjects(t, srv.URL, c.Collection()); n != 0 {
 		t.Errorf("%d objects keep vectors no statistics count", n)
+	}
+}
+
+// TestOrgCommonWordFileDF: a query whose added word is common (读取 adds
+// read, held by most files here) ranks in the org index as local search
+// ranks it. Local search adds a common added word only to chunks the
+// query's other words found and counts its files among theirs; the org
+// search counted it in every file of the collection, a lower weight on
+// each file's own BM25F (the "file" part of --explain), which reordered
+// Go's source at the tail of the top 10.
+func TestOrgCommonWordFileDF(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	fs := map[string]string{
+		"csvio/reader.go": "package csvio\n\n// Reader 读取 CSV 字段, read quoted fields.\nfunc Read() {}\n",
+		"csvio/writer.go": "package csvio\n\n// Writer writes CSV fields.\nfunc Write() {}\n",
+		"table/field.go":  "package table\n\n// 读取 a field; read it again.\nfunc Field() {}\n",
+		"table/row.go":    "package table\n\n// Row holds fields.\nfunc Row() {}\n",
+	}
+	for i := range 540 {
+		fs[fmt.Sprintf("pkg/f%03d.go", i)] = fmt.Sprintf("package pkg\n\n// F%d reads the input: read, then parse.\nfunc F%d() {}\n", i, i)
+	}
+	k, _ := orgEngine(t, fs, srv.URL, "kb.org.repo", "team/common")
+	if _, err := k.Publish(ctx, PublishRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	const query = "读取 CSV 字段"
+	// The top 3: the fourth, table/row.go, has only 字段's translation
+	// (field), and Weaviate's BM25 over every term of the query ranks the
+	// 540 files saying read above it, so it is not among the org search's
+	// candidates (README: what is left of the overlap on Go's source).
+	local, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: query, K: 3, Mode: search.ModeLexical, Explain: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.OrgSearch(ctx, OrgSearchRequest{Query: query, K: 3, Mode: search.ModeLexical, Explain: true})
+	parts := func(r *search.Response) string {
+		var out []string
+		for _, x := range r.Results {
+			out = append(out, fmt.Sprintf("%s file %.4f score %.4f", x.Path, x.Explain.File, x.Score))
+		}
+		return strings.Join(out, "\n")
+	}
+	if len(local.Results) != 3 || parts(r) != parts(local) {
+		t.Fatalf("org search:\n%s\nlocal search:\n%s", parts(r), parts(local))
+	}
+}
+
+// TestOrgOverviewPrior: a Markdown page that links to more pages than
+// link to it gets local search's overview prior in an org search too (its
+// in-links counted in the org index), and a page linked to as much as it
+// links out none.
+func TestOrgOverviewPrior(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	fs := map[string]string{
+		"docs/overview.md": "# 回滚总览\n\n回滚的步骤见 [回滚](rollback.md)、[扩容](scale.md)、[发布](deploy.md) 和 [监控](monitor.md)。\n",
+		"docs/rollback.md": "# 回滚\n\n发布失败后回滚到上一个版本，见 [发布](deploy.md)。\n",
+		"docs/deploy.md":   "# 发布\n\n发布前检查，失败时回滚，见 [回滚](rollback.md)。\n",
+		"docs/scale.md":    "# 扩容\n\n流量高峰前扩容。\n",
+		"docs/monitor.md":  "# 监控\n\n回滚后看监控。\n",
+		"other/deploy.md":  "# 另一个发布\n\n与回滚无关的同名文件。\n",
+	}
+	k, _ := orgEngine(t, fs, srv.URL, "kb.org.repo", "team/links")
+	if _, err := k.Publish(ctx, PublishRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	const query = "回滚"
+	local, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: query, K: 6, Mode: search.ModeLexical, Explain: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.OrgSearch(ctx, OrgSearchRequest{Query: query, K: 6, Mode: search.ModeLexical, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	priors := func(r *search.Response) string {
+		var out []string
+		for _, x := range r.Results {
+			out = append(out, fmt.Sprintf("%s %v", x.Path, x.Priors))
+		}
+		return strings.Join(out, "\n")
+	}
+	if !strings.Contains(priors(local), "overview") || priors(r) != priors(local) {
+		t.Fatalf("org search:\n%s\nlocal search:\n%s", priors(r), priors(local))
 	}
 }
 

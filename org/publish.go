@@ -44,6 +44,9 @@ type FileMeta struct {
 	MinHash []byte            `json:"mh,omitempty"`
 	Meta    map[string]string `json:"meta,omitempty"`
 	Vocab   uint8             `json:"vocab,omitempty"`
+	// Links is how many other pages of its repository a Markdown file
+	// links to (the overview prior's out-degree).
+	Links int `json:"links,omitempty"`
 }
 
 // RepoStats are a repository's BM25 statistics as its local index counts

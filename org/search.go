@@ -426,3 +426,105 @@ func (c *Client) Corpus(ctx context.Context, f Filter, terms []string) (*Corpus,
 	})
 	return out, err
 }
+
+// FilesWith counts, for each of terms, the files of the repositories f
+// selects (its repo: and -repo: only, as Corpus) that hold it in a chunk
+// that also holds any of with, in one request (Weaviate's groups, by
+// entry, of those chunks): local search counts a common added word's
+// file document frequency so (search.CommonExpansions). limit bounds the
+// groups counted (the files searched).
+func (c *Client) FilesWith(ctx context.Context, f Filter, terms, with []string, limit int) (map[string]int, error) {
+	out := map[string]int{}
+	if len(terms) == 0 || len(with) == 0 {
+		return out, nil
+	}
+	repos := Filter{Repos: f.Repos, NotRepos: f.NotRepos}.where()
+	has := filters.Where().WithPath([]string{pChunkTerms}).WithOperator(filters.ContainsAny).WithValueText(with...)
+	var q strings.Builder
+	q.WriteString("{Aggregate{")
+	for i, t := range terms {
+		w := and(repos, filters.Where().WithPath([]string{pChunkTerms}).WithOperator(filters.Equal).WithValueText(t), has)
+		fmt.Fprintf(&q, "w%d:%s(groupBy:[%q],limit:%d,%s){groupedBy{value}} ", i, c.class, pEntry, max(limit, 1), w.String())
+	}
+	q.WriteString("}}")
+	err := c.call(ctx, "reading the collection's statistics", func(ctx context.Context) error {
+		resp, err := c.c.GraphQL().Raw().WithQuery(q.String()).Do(ctx)
+		if err == nil {
+			err = gqlErr(resp)
+		}
+		if err != nil {
+			return err
+		}
+		var r struct {
+			Aggregate map[string][]json.RawMessage
+		}
+		if err := remarshal(resp.Data, &r); err != nil {
+			return err
+		}
+		for i, t := range terms {
+			out[t] = len(r.Aggregate[fmt.Sprintf("w%d", i)])
+		}
+		return nil
+	})
+	return out, err
+}
+
+// LinkPage is a page whose in-links an org search counts: its
+// repository, its path, and the term other files name it by (its file
+// name as the analyzer keeps it).
+type LinkPage struct {
+	Repo, Path, Term string
+}
+
+// InLinks counts, for each page, the other files of its repository that
+// name it (their terms hold its file name), in one request: the files
+// holding the term, less those of the same file name (their path holds
+// it). The overview prior's in-degree, as local search counts it in its
+// postings (a file of the same name that also names the page in its text
+// is not counted).
+func (c *Client) InLinks(ctx context.Context, pages []LinkPage) (map[LinkPage]int, error) {
+	out := map[LinkPage]int{}
+	if len(pages) == 0 {
+		return out, nil
+	}
+	first := filters.Where().WithPath([]string{pOrdinal}).WithOperator(filters.Equal).WithValueInt(0)
+	var q strings.Builder
+	q.WriteString("{Aggregate{")
+	for i, p := range pages {
+		base := p.Path[strings.LastIndexByte(p.Path, '/')+1:]
+		named := and(eq(pRepo, p.Repo), filters.Where().WithPath([]string{pFileTerms}).WithOperator(filters.Equal).WithValueText(p.Term))
+		same := and(eq(pRepo, p.Repo), first, filters.Where().WithOperator(filters.Or).WithOperands([]*filters.WhereBuilder{
+			eq(pPath, base), filters.Where().WithPath([]string{pPath}).WithOperator(filters.Like).WithValueText("*/" + base)}))
+		fmt.Fprintf(&q, "n%d:%s(%s){meta{count}} s%d:%s(%s){meta{count}} ", i, c.class, named.String(), i, c.class, same.String())
+	}
+	q.WriteString("}}")
+	err := c.call(ctx, "counting the links to the candidate pages", func(ctx context.Context) error {
+		resp, err := c.c.GraphQL().Raw().WithQuery(q.String()).Do(ctx)
+		if err == nil {
+			err = gqlErr(resp)
+		}
+		if err != nil {
+			return err
+		}
+		var r struct {
+			Aggregate map[string][]struct {
+				Meta struct{ Count int } `json:"meta"`
+			}
+		}
+		if err := remarshal(resp.Data, &r); err != nil {
+			return err
+		}
+		count := func(k string) int {
+			n := 0
+			for _, g := range r.Aggregate[k] {
+				n += g.Meta.Count
+			}
+			return n
+		}
+		for i, p := range pages {
+			out[p] = max(0, count(fmt.Sprintf("n%d", i))-count(fmt.Sprintf("s%d", i)))
+		}
+		return nil
+	})
+	return out, err
+}

@@ -17,6 +17,11 @@ type Overlay struct {
 	// Vocab is, per path, what ViewEntry.Vocab says of a file measured
 	// in another index (an org search's candidates): the vocabulary prior.
 	Vocab map[string]uint8
+	// InLinks is, per path, how many other files of its repository name
+	// it, counted in another index (an org search's): the overview
+	// prior's in-degree where there are no postings to count it in. A
+	// path it lacks gets no overview prior.
+	InLinks map[string]int
 	// Dense, if set, is a vector side computed elsewhere (an org search's,
 	// by Weaviate, with the query embedded here): hybrid and dense modes
 	// use it in place of the view's vectors, with no embedder.

@@ -169,6 +169,42 @@ func QueryTerms(req Request) ([]string, error) {
 	return out, nil
 }
 
+// CommonExpansions sorts the terms of req (QueryTerms) that the corpus
+// holds (df: chunks holding each, of n) as Search's scoring does: common
+// are the added words so frequent that they only add to chunks the other
+// terms (others) found, and Search counts a common word's file document
+// frequency among the files of those chunks only. An org search, which
+// reads its document frequencies from its index, counts those so too, to
+// rank as Search does.
+func CommonExpansions(req Request, df map[string]int, n int) (common, others []string, err error) {
+	q, err := analyze(req, segment.Tiny())
+	if err != nil {
+		return nil, nil, err
+	}
+	if !req.NoExpand {
+		expandQuery(req, q)
+	}
+	seen := map[string]bool{}
+	for _, t := range q.terms {
+		d := df[t.term]
+		if d == 0 || seen[t.term] {
+			continue
+		}
+		seen[t.term] = true
+		if t.from != "" && d > minCommonDF && float64(d) > maxExpandedDF*float64(n) {
+			common = append(common, t.term)
+		} else {
+			others = append(others, t.term)
+		}
+	}
+	if len(others) == 0 {
+		// Nothing found by the others: Search scores the common words
+		// everywhere (its touched set is empty).
+		return nil, nil, nil
+	}
+	return common, others, nil
+}
+
 // Doc health values of Result.Health.
 const (
 	HealthDeprecated = "deprecated"

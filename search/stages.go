@@ -904,13 +904,20 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 					Reason: fmt.Sprintf("holds far more distinct words than files of its size here (%.1f deviations above the repository's fit)", z)})
 			}
 		}
-		if req.on(LeverLinks) && m.Links > 0 && s.DB != nil { // org search (no DB) cannot count links in
-			if viewSegs == nil {
-				viewSegs = req.View.Segments() // a walk over every entry: once, not per page
-			}
-			in, counted, err := s.inLinks(req.View, viewSegs, f.entry)
-			if err != nil {
-				return err
+		if req.on(LeverLinks) && m.Links > 0 && (s.DB != nil || req.Overlay != nil && req.Overlay.InLinks != nil) {
+			var in int
+			var counted bool
+			if s.DB != nil {
+				if viewSegs == nil {
+					viewSegs = req.View.Segments() // a walk over every entry: once, not per page
+				}
+				var err error
+				if in, counted, err = s.inLinks(req.View, viewSegs, f.entry); err != nil {
+					return err
+				}
+			} else {
+				// An org search's: counted in its index (Overlay.InLinks).
+				in, counted = req.Overlay.InLinks[f.entry.Path]
 			}
 			if r := math.Log(float64(1+m.Links) / float64(1+in)); counted && r > 0 {
 				f.factor(PriorFactor{Name: "overview", Factor: math.Round(1000/(1+linkWeight*r)) / 1000, // shown in --explain and --json: three decimals
@@ -1030,10 +1037,11 @@ var linkWeight = 0.2
 // then nothing is known of the links to it, and the page is no overview
 // for want of them.
 func (s *Searcher) inLinks(v *store.View, segs map[uint32]bool, e *store.ViewEntry) (in int, counted bool, err error) {
-	terms := s.analyzer().Terms(path.Base(e.Path))
-	if len(terms) == 0 || !strings.Contains(terms[0], ".") {
+	term, ok := linkTerm(s.analyzer(), e.Path)
+	if !ok {
 		return 0, false, nil
 	}
+	terms := []string{term}
 	var ps []store.Posting
 	err = s.DB.Postings(s.Pipeline, terms[0], segs, func(_ uint32, data []byte) error {
 		var err error
@@ -1054,6 +1062,20 @@ func (s *Searcher) inLinks(v *store.View, segs map[uint32]bool, e *store.ViewEnt
 	}
 	return len(from), true, nil
 }
+
+// linkTerm is the term another file's body names the file at p by (its
+// file name, kept whole); false when the analyzer does not keep it whole.
+func linkTerm(a *segment.Analyzer, p string) (string, bool) {
+	terms := a.Terms(path.Base(p))
+	if len(terms) == 0 || !strings.Contains(terms[0], ".") {
+		return "", false
+	}
+	return terms[0], true
+}
+
+// LinkTerm is linkTerm with the built-in dictionary, as an org search's
+// index is analyzed: it counts a page's in-links by it (Overlay.InLinks).
+func LinkTerm(p string) (string, bool) { return linkTerm(segment.Tiny(), p) }
 
 // Prior weights: demotions, never exclusions.
 var (
