@@ -67,6 +67,11 @@ type Stats struct {
 	// SpillRuns is how many times the postings outgrew the memory
 	// budget and were written to a sorted run on disk (then merged).
 	SpillRuns int `json:"spill_runs"`
+	// MemoryBudgetMB is the budget a big run kept to, and MemoryNote
+	// says why when it is less than kb.index.memoryMB (the machine or
+	// the cgroup has less memory free).
+	MemoryBudgetMB int    `json:"memory_budget_mb,omitempty"`
+	MemoryNote     string `json:"memory_note,omitempty"`
 	// Base is the indexed commit whose view this one was built from, by
 	// the files that differ between their trees (ChangedFiles of them);
 	// empty when the whole tree was listed.
@@ -444,7 +449,10 @@ type analyzedBlobs struct {
 	recs []blobRec
 	lens []uint32
 	buf  *postingBuffer
-	done func() // puts the memory limit back, removes the spill files
+	// budget is the run's memory budget: Options.MemoryBudget, or less
+	// when the machine has less (fitBudget).
+	budget int64
+	done   func() // puts the memory limit back, removes the spill files
 }
 
 // readPhase reads and analyzes the blobs of files not in headers, without
@@ -465,7 +473,8 @@ func readPhase(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *S
 	}
 	// Pick the dictionary by volume: a full load pays off on big runs only.
 	an := f.vocab.Tiny()
-	if segment.FullWorthIt(int(todoBytes / 2)) {
+	big := segment.FullWorthIt(int(todoBytes / 2))
+	if big {
 		an = f.vocab.Full()
 	}
 
@@ -475,10 +484,23 @@ func readPhase(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *S
 	// not grow with the repository (spill.go). Tokens bound the blobs read
 	// but not yet collected.
 	budget := o.MemoryBudget
+	if big {
+		// A big run: check the machine can hold it, and keep to what it
+		// can (a one-file commit needs a few MiB and is not held up).
+		avail, source := availableMemory()
+		var err error
+		if budget, err = fitBudget(budget, avail, source); err != nil {
+			return nil, err
+		}
+		st.MemoryBudgetMB = int(budget >> 20)
+		if budget < o.MemoryBudget {
+			st.MemoryNote = fmt.Sprintf("memory budget lowered from %d to %d MiB: %d MiB is available (%s)", o.MemoryBudget>>20, budget>>20, avail>>20, source)
+		}
+	}
 	restore := limitMemory(budget)
 	spillDir := SpillDir(repo.KBDir())
 	os.RemoveAll(spillDir) // what a killed run left (we hold the index lock)
-	rd := &analyzedBlobs{todo: todo, done: func() { restore(); os.RemoveAll(spillDir) }}
+	rd := &analyzedBlobs{todo: todo, budget: budget, done: func() { restore(); os.RemoveAll(spillDir) }}
 	rd.buf = newPostingBuffer(spillDir, bufferLimit(budget))
 
 	var err error
@@ -512,7 +534,7 @@ func (rd *analyzedBlobs) write(ctx context.Context, db *store.DB, o Options, tm 
 			recs[i].header.First += first
 			headers[recs[i].blob] = recs[i].header
 		}
-		if st.UniqueTerms, err = writeSegment(ctx, db, seg, rd.buf, lens, recs, headers, o.Progress, reopenEvery(o.MemoryBudget)); err != nil {
+		if st.UniqueTerms, err = writeSegment(ctx, db, seg, rd.buf, lens, recs, headers, o.Progress, reopenEvery(rd.budget)); err != nil {
 			db.Close()
 			return err
 		}

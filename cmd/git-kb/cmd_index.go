@@ -81,6 +81,9 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if st.MemoryNote != "" && !c.Bool("quiet") {
+				fmt.Fprintln(e.Stderr, "git kb: "+st.MemoryNote)
+			}
 			if mode != "off" {
 				cfg, err := readEmbedConfig(c.Context, e, repo)
 				if err != nil {
