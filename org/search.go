@@ -389,13 +389,6 @@ func (c *Client) Corpus(ctx context.Context, f Filter, terms []string) (*Corpus,
 	q.WriteString("}")
 	out := &Corpus{Repos: map[string]RepoStats{}, DF: map[string]int{}, FileDF: map[string]int{}}
 	err := c.call(ctx, "reading the collection's statistics", func(ctx context.Context) error {
-		resp, err := c.c.GraphQL().Raw().WithQuery(q.String()).Do(ctx)
-		if err == nil {
-			err = gqlErr(resp)
-		}
-		if err != nil {
-			return err
-		}
 		var r struct {
 			Get map[string][]struct {
 				Repo      string
@@ -405,7 +398,7 @@ func (c *Client) Corpus(ctx context.Context, f Filter, terms []string) (*Corpus,
 				Meta struct{ Count int } `json:"meta"`
 			}
 		}
-		if err := remarshal(resp.Data, &r); err != nil {
+		if err := c.rawQuery(ctx, q.String(), &r); err != nil {
 			return err
 		}
 		for _, o := range r.Get[c.class] {
@@ -448,17 +441,10 @@ func (c *Client) FilesWith(ctx context.Context, f Filter, terms, with []string, 
 	}
 	q.WriteString("}}")
 	err := c.call(ctx, "reading the collection's statistics", func(ctx context.Context) error {
-		resp, err := c.c.GraphQL().Raw().WithQuery(q.String()).Do(ctx)
-		if err == nil {
-			err = gqlErr(resp)
-		}
-		if err != nil {
-			return err
-		}
 		var r struct {
 			Aggregate map[string][]json.RawMessage
 		}
-		if err := remarshal(resp.Data, &r); err != nil {
+		if err := c.rawQuery(ctx, q.String(), &r); err != nil {
 			return err
 		}
 		for i, t := range terms {
@@ -499,19 +485,12 @@ func (c *Client) InLinks(ctx context.Context, pages []LinkPage) (map[LinkPage]in
 	}
 	q.WriteString("}}")
 	err := c.call(ctx, "counting the links to the candidate pages", func(ctx context.Context) error {
-		resp, err := c.c.GraphQL().Raw().WithQuery(q.String()).Do(ctx)
-		if err == nil {
-			err = gqlErr(resp)
-		}
-		if err != nil {
-			return err
-		}
 		var r struct {
 			Aggregate map[string][]struct {
 				Meta struct{ Count int } `json:"meta"`
 			}
 		}
-		if err := remarshal(resp.Data, &r); err != nil {
+		if err := c.rawQuery(ctx, q.String(), &r); err != nil {
 			return err
 		}
 		count := func(k string) int {
@@ -527,4 +506,17 @@ func (c *Client) InLinks(ctx context.Context, pages []LinkPage) (map[LinkPage]in
 		return nil
 	})
 	return out, err
+}
+
+// rawQuery runs a raw GraphQL query (many aliased parts in one request)
+// and decodes its data into out; a GraphQL error is an error.
+func (c *Client) rawQuery(ctx context.Context, query string, out any) error {
+	resp, err := c.c.GraphQL().Raw().WithQuery(query).Do(ctx)
+	if err == nil {
+		err = gqlErr(resp)
+	}
+	if err != nil {
+		return err
+	}
+	return remarshal(resp.Data, out)
 }
