@@ -60,7 +60,7 @@ var Table = []Setting{
 			return nil
 		}},
 	{Key: "kb.index.memoryMB", Type: "int", Default: "512", Accepted: "a whole number of MiB ≥ 1",
-		Doc: "memory an indexing run keeps postings and file metadata in; beyond it they are spilled to sorted runs in `.git/kb/spill` and merged (the same index, more disk I/O). The process needs about 256 MiB more",
+		Doc: "memory an indexing run keeps postings and file metadata in; beyond it they are spilled to sorted runs in `.git/kb/spill` and merged (the same index, more disk I/O). The process needs about 256 MiB more; a big run lowers the budget to what the machine or its cgroup has free, and stops with a clear error when not even 32 MiB is left",
 		set: intInto(1, 1<<20, func(s *Settings) *int { return &s.IndexMemoryMB })},
 	{Key: "kb.secrets.allow", Type: "list", Multi: true, Accepted: "secret rule ids (e.g. jwt) or path globs (e.g. docs/examples/**), one per git config --add",
 		Doc: "secrets the scanner lets through: findings of these rules, or in these paths, are indexed as written",
