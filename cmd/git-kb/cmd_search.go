@@ -442,6 +442,9 @@ func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
 		if fusion != "" && fusion != engine.OrgFusionWeaviate {
 			return usagef("--alpha weighs Weaviate's fusion: it does not go with --fusion %s", fusion)
 		}
+		if mode == search.ModeLexical || mode == search.ModeDense {
+			return usagef("--alpha weighs Weaviate's hybrid fusion: it does not go with --mode %s", mode)
+		}
 		alpha = &a
 	}
 	kb, err := openKB(c.Context, e, repo, c.Bool("quiet"))

@@ -20,6 +20,7 @@ func TestOrgCommands(t *testing.T) {
 		{"search", "--org", "--fusion", "max", "回滚"},
 		{"search", "--org", "--alpha", "2", "回滚"},
 		{"search", "--org", "--fusion", "rrf", "--alpha", "0.5", "回滚"},
+		{"search", "--org", "--mode", "lexical", "--alpha", "0.5", "回滚"},
 		{"search", "--alpha", "0.5", "回滚"},
 		{"publish", "extra"},
 	} {
