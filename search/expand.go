@@ -38,6 +38,12 @@ var (
 	minCommonDF   = 500
 )
 
+// isCommon reports whether t is an added word found in so many of the n
+// chunks (df) that it only adds to chunks a rarer word found.
+func isCommon(t queryTerm, df, n float64) bool {
+	return t.from != "" && df > float64(minCommonDF) && df > maxExpandedDF*n
+}
+
 // maxExpandedWords is how many of a word's translations are used, the
 // first (most specific) ones.
 var maxExpandedWords = 3

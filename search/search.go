@@ -191,7 +191,7 @@ func CommonExpansions(req Request, df map[string]int, n int) (common, others []s
 			continue
 		}
 		seen[t.term] = true
-		if t.from != "" && d > minCommonDF && float64(d) > maxExpandedDF*float64(n) {
+		if isCommon(t, float64(d), float64(n)) {
 			common = append(common, t.term)
 		} else {
 			others = append(others, t.term)

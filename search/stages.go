@@ -256,10 +256,9 @@ type termPostings struct {
 // query term found, its postings restricted to the live, in-scope chunks
 // of the view (and the overlay's), plus what scoring needs of the view.
 type lexicalCandidates struct {
-	lists  []termPostings
-	absent int             // the user's words found in no live chunk
-	segs   []store.Segment // the view's segments, by first chunk
-	spans  map[string][]string
+	lists []termPostings
+	segs  []store.Segment // the view's segments, by first chunk
+	spans map[string][]string
 	// missing are the user's words found in no live chunk.
 	missing map[string]bool
 }
@@ -341,7 +340,6 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 		if len(ps) > 0 {
 			out.lists = append(out.lists, termPostings{qt, qi, ps})
 		} else if qt.from == "" {
-			out.absent++
 			if out.missing == nil {
 				out.missing = map[string]bool{}
 			}
@@ -470,7 +468,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	lists := make([]termPostings, 0, len(c.lists))
 	var common []termPostings
 	for _, tp := range c.lists {
-		if df := req.Corpus.df(tp.term.term, len(tp.ps)); tp.term.from != "" && df > float64(minCommonDF) && df > maxExpandedDF*n {
+		if isCommon(tp.term, req.Corpus.df(tp.term.term, len(tp.ps)), n) {
 			common = append(common, tp)
 		} else {
 			lists = append(lists, tp)
@@ -486,7 +484,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	}
 	// The user's words' idf mass, those the view lacks included: what a
 	// chunk with all of them would cover (for expansions' need, below).
-	total := float64(c.absent) * math.Log(1+(n+0.5)/0.5)
+	total := float64(len(c.missing)) * math.Log(1+(n+0.5)/0.5)
 	expanded := false
 	for li, tp := range lists {
 		df := req.Corpus.df(tp.term.term, len(tp.ps))
@@ -1041,15 +1039,14 @@ func (s *Searcher) inLinks(v *store.View, segs map[uint32]bool, e *store.ViewEnt
 	if !ok {
 		return 0, false, nil
 	}
-	terms := []string{term}
 	var ps []store.Posting
-	err = s.DB.Postings(s.Pipeline, terms[0], segs, func(_ uint32, data []byte) error {
+	err = s.DB.Postings(s.Pipeline, term, segs, func(_ uint32, data []byte) error {
 		var err error
 		ps, err = store.DecodePostings(ps, data)
 		return err
 	})
 	if err != nil {
-		return 0, false, fmt.Errorf("read postings of %q: %w", terms[0], err)
+		return 0, false, fmt.Errorf("read postings of %q: %w", term, err)
 	}
 	from := map[*store.ViewEntry]bool{}
 	for _, p := range ps {
