@@ -58,6 +58,10 @@ type Options struct {
 	// Go-source search, issue 16). The exit releases all of it; the
 	// directory lock too.
 	Exiting bool
+	// Server says the process serves many calls, some at once (the MCP
+	// server): an index run then changes nothing process-wide, such as
+	// the core count a small run narrows to.
+	Server bool
 }
 
 func (o Options) note(format string, a ...any) {

@@ -19,11 +19,12 @@ func IndexCommit(ctx context.Context, repo *gitx.Repo, rev string, o Options) (*
 	update, done := o.progress()
 	defer done()
 	return index.Run(ctx, repo, index.Options{
-		Rev:      rev,
-		Wait:     LockWait,
-		Version:  o.Version,
-		OnWait:   func(what string) { o.note("waiting for %s...", what) },
-		Progress: update,
+		Rev:       rev,
+		Wait:      LockWait,
+		Version:   o.Version,
+		OnWait:    func(what string) { o.note("waiting for %s...", what) },
+		Progress:  update,
+		KeepCores: o.Server,
 	})
 }
 

@@ -38,6 +38,11 @@ type Options struct {
 	// MemoryBudget bounds the memory of a run's buffers, in bytes; 0
 	// reads kb.index.memoryMB (default 512 MiB).
 	MemoryBudget int64
+	// KeepCores leaves GOMAXPROCS alone: the process serves other work
+	// while this run goes (an MCP server's searches of other
+	// repositories), and a small run's narrowing to one core (cores.go)
+	// would slow all of it. A one-shot command leaves it false.
+	KeepCores bool
 
 	cores *cores // set by Run (cores.go)
 }
@@ -105,8 +110,10 @@ func (t *timer) since(stage string, start time.Time) { t.add(stage, time.Since(s
 // Run indexes the tree of a commit.
 func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	began := time.Now()
-	o.cores = narrow()
-	defer o.cores.widen()
+	if !o.KeepCores {
+		o.cores = narrow()
+		defer o.cores.widen()
+	}
 	tm := &timer{m: map[string]time.Duration{}}
 	st := &Stats{Skipped: map[string]int{}}
 	defer func() {

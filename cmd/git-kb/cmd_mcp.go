@@ -240,7 +240,7 @@ func repoName(r *gitx.Repo) string {
 // warm. Notices (indexing, waiting for the indexer) are off: stdout
 // carries the protocol.
 func newMCPBackend(ctx context.Context, e env, repo *gitx.Repo) (*engine.Shared, error) {
-	kb, err := engine.Open(ctx, repo, engine.Options{Getenv: e.getenv, Version: version})
+	kb, err := engine.Open(ctx, repo, engine.Options{Getenv: e.getenv, Version: version, Server: true})
 	if err != nil {
 		return nil, err
 	}
