@@ -102,17 +102,32 @@ func nameConcepts(q *query, c *lexicalCandidates) []nameConcept {
 
 // nameWords are the analyzed words of a path's base name without its
 // extension: config_file_template.go -> config_file_template, config,
-// file, template.
+// file, template. A name that only says "this directory's own file"
+// (genericNames: views/user/index.vue, retry/__init__.py, cmd/vet/main.go,
+// rate_limit/README.md) takes its directory's name instead, as module
+// resolution does: the directory is what its author named.
 func nameWords(p string) map[string]bool {
 	base := path.Base(p)
 	if i := strings.LastIndexByte(base, '.'); i > 0 {
 		base = base[:i]
+	}
+	stem, _, _ := strings.Cut(base, ".") // index.d.ts, index.test.js
+	if dir := path.Dir(p); genericNames[strings.ToLower(stem)] && dir != "." {
+		base = path.Base(dir)
 	}
 	words := map[string]bool{}
 	for _, w := range segment.Tiny().Terms(base) {
 		words[w] = true
 	}
 	return words
+}
+
+// genericNames are base names (lower case, extension dropped) that name
+// the directory's entry point or overview rather than a subject: index
+// (JavaScript, TypeScript, Vue, Markdown sites), __init__ (Python), mod
+// (Rust), main and doc (Go), README.
+var genericNames = map[string]bool{
+	"index": true, "_index": true, "__init__": true, "mod": true, "main": true, "doc": true, "readme": true,
 }
 
 // nameCoverage is the share of concepts that words hold.

@@ -31,6 +31,47 @@ func TestNameWords(t *testing.T) {
 	}
 }
 
+// TestNameWordsGeneric: a base name that only says "this directory's own
+// file" (index, __init__, mod, main, doc, README) takes its directory's
+// name, and nothing else of the path.
+func TestNameWordsGeneric(t *testing.T) {
+	for p, want := range map[string]string{
+		"web/src/views/user/index.vue":  "user",
+		"app/retry/__init__.py":         "retry",
+		"src/parser/mod.rs":             "parser",
+		"cmd/compile/main.go":           "compile",
+		"encoding/gob/doc.go":           "gob",
+		"docs/rate_limit/README.md":     "limit",
+		"web/src/views/user/index.d.ts": "user",
+	} {
+		got := nameWords(p)
+		if !got[want] {
+			t.Errorf("nameWords(%q) = %v, lacks its directory's %q", p, got, want)
+		}
+		for _, w := range []string{"index", "main", "doc", "readme", "src", "views", "cmd", "encoding", "web"} {
+			if got[w] {
+				t.Errorf("nameWords(%q) holds %q", p, w)
+			}
+		}
+	}
+	// At the top of the repository there is no directory to stand in.
+	if got := nameWords("README.md"); !got["readme"] {
+		t.Errorf("nameWords(README.md) = %v", got)
+	}
+	// Two pages of one admin front end: the user question's page first.
+	q := &query{terms: []queryTerm{{term: "用户", weight: 1}, {term: "页面", weight: 1}, {term: "user", weight: 0.8, from: "用户"}, {term: "page", weight: 0.8, from: "页面"}}}
+	c := &lexicalCandidates{}
+	for _, w := range []string{"用户", "页面", "user", "page"} {
+		c.lists = append(c.lists, termPostings{term: queryTerm{term: w}, ps: []store.Posting{{Chunk: 1}}})
+	}
+	entries := []store.ViewEntry{{Path: "web/src/views/role/index.vue"}, {Path: "web/src/views/user/index.vue"}}
+	files := []*fileHits{{entry: &entries[0], score: 10}, {entry: &entries[1], score: 9.5}}
+	weighNames(nameConcepts(q, c), files)
+	if files[0].entry.Path != "web/src/views/user/index.vue" {
+		t.Errorf("first %s; want the user page, named by its directory", files[0].entry.Path)
+	}
+}
+
 func TestNameCoverage(t *testing.T) {
 	// 没有任何实例的空服务会被定期清理吗, analyzed and expanded as search does.
 	q := &query{terms: []queryTerm{
