@@ -15,6 +15,7 @@ const (
 	KindChangelog = "changelog" // release notes and changelogs
 	KindMigration = "migration" // a versioned schema migration (one release's changes)
 	KindAgent     = "agent"     // instructions for AI coding agents (AGENTS.md, CLAUDE.md, .cursor/rules)
+	KindStrings   = "strings"   // source whose Chinese text is all in string literals: API docs or messages built in code
 )
 
 // PathKind tells tests, test data, examples and fixtures from their path
@@ -192,10 +193,12 @@ const (
 // (the indexer records it); "" for anything else. A generated table is
 // data: the stronger of the two.
 func ContentKind(p, text string) string {
-	switch Lang(p) {
+	lang := Lang(p)
+	switch lang {
 	case "markdown", "text":
 		return ""
 	}
+	all := text
 	code, data := 0, 0
 	generated := false
 	lineNo := 0
@@ -223,10 +226,132 @@ func ContentKind(p, text string) string {
 	if code >= dataMinLines && float64(data) >= dataFraction*float64(code) {
 		return KindData
 	}
+	if proseInStrings(lang, all) {
+		return KindStrings
+	}
 	if generated {
 		return KindGenerated
 	}
 	return ""
+}
+
+// String-table detection (KindStrings). A team that writes Chinese
+// comments writes its code's explanations in them; a source file whose
+// Chinese is nearly all inside string literals is a table of text built
+// in code: the API docs of every route (go-restful's Doc("创建配置文件组"),
+// Swagger annotations as strings), an error-message or i18n table. Like
+// a generated spec it names every operation in a line, so it matches a
+// little of every question whose answer is the code each entry names.
+// Only languages whose prose lives in comments are judged: a front end's
+// strings are its pages' own text (JavaScript, TypeScript), Python's
+// docstrings are string literals. Chinese (CJK ideographs) is the signal
+// of human text: English strings are not told from identifiers so
+// cheaply, and a repository written in English keeps its help texts as
+// they are. Measured on polaris (a Chinese team's Go service): the six
+// apidoc files its API server builds docs with, and no other non-test
+// file (third_access.go, 88% of its Chinese in strings, stays code).
+const (
+	stringsMinCJK  = 30  // ideographs in the file, at least
+	stringsShare   = 0.9 // of them inside string literals
+	stringsPerLine = 0.5 // ideographs in strings per non-blank line: text is most of what the file holds
+)
+
+// proseLangs are the languages judged for KindStrings, and whether a
+// single quote opens a literal in them (Rust's lifetimes: no).
+var proseLangs = map[string]bool{"go": true, "java": true, "c": true, "rust": false}
+
+// proseInStrings reports whether text, in lang, is a string table by the
+// rule above.
+func proseInStrings(lang, text string) bool {
+	quote, ok := proseLangs[lang]
+	if !ok || !hasCJKLead(text) {
+		return false
+	}
+	const (
+		code = iota
+		lineComment
+		blockComment
+		str
+	)
+	state, closer := code, byte(0)
+	inStr, total, lines := 0, 0, 0
+	blank := true
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '\n' {
+			if !blank {
+				lines++
+			}
+			blank = true
+			if state == lineComment || state == str && closer != '`' {
+				state = code // an interpreted literal does not span lines; a bad one ends here
+			}
+			continue
+		}
+		if c != ' ' && c != '\t' && c != '\r' {
+			blank = false
+		}
+		if cjkLead(c) && i+2 < len(text) {
+			total++
+			if state == str {
+				inStr++
+			}
+			i += 2
+			continue
+		}
+		switch state {
+		case code:
+			switch {
+			case c == '/' && i+1 < len(text) && text[i+1] == '/':
+				state = lineComment
+				i++
+			case c == '/' && i+1 < len(text) && text[i+1] == '*':
+				state = blockComment
+				i++
+			case c == '"', c == '`' && lang == "go":
+				state, closer = str, c
+			case c == '\'' && quote:
+				// A character literal: at most a few bytes; further on
+				// the quote was something else.
+				if j := strings.IndexByte(text[i+1:min(len(text), i+12)], '\''); j >= 0 {
+					i += j + 1
+				}
+			}
+		case blockComment:
+			if c == '*' && i+1 < len(text) && text[i+1] == '/' {
+				state = code
+				i++
+			}
+		case str:
+			switch {
+			case c == '\\' && closer != '`':
+				i++
+			case c == closer:
+				state = code
+			}
+		}
+	}
+	if !blank {
+		lines++
+	}
+	return total >= stringsMinCJK && float64(inStr) >= stringsShare*float64(total) &&
+		float64(inStr) >= stringsPerLine*float64(lines)
+}
+
+// cjkLead reports whether c leads the UTF-8 encoding of a character in
+// U+4000-U+9FFF (CJK Unified Ideographs, with the end of Extension A):
+// three bytes, E4 to E9 first.
+func cjkLead(c byte) bool { return c >= 0xE4 && c <= 0xE9 }
+
+// hasCJKLead reports whether text may hold an ideograph: a byte scan, so
+// the many files without any cost one pass and no decoding.
+func hasCJKLead(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if cjkLead(text[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutTrailingComment is a code line without the comment that ends it

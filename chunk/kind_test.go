@@ -128,6 +128,64 @@ func TestContentKind(t *testing.T) {
 	}
 }
 
+// A source file whose Chinese is all in string literals is a string
+// table (API docs built in code, messages); one whose Chinese is in its
+// comments is code, whatever its strings say; a front end's strings are
+// its pages' text.
+func TestContentKindStrings(t *testing.T) {
+	routes := []string{"创建配置文件组", "搜索配置文件组", "删除配置文件组", "发布配置文件", "查询配置文件发布历史", "客户端长轮询监听配置变更"}
+	var apidoc strings.Builder
+	apidoc.WriteString("// Package docs describes the HTTP API.\npackage docs\n\n")
+	for i, r := range routes {
+		fmt.Fprintf(&apidoc, "func EnrichRoute%dApiDocs(r *restful.RouteBuilder) *restful.RouteBuilder {\n\treturn r.\n\t\tDoc(\"%s\").\n\t\tParam(restful.QueryParameter(\"namespace\", \"命名空间，不填表示全部\")).\n\t\tReturns(0, \"\", nil)\n}\n\n", i, r)
+	}
+	if got := ContentKind("apiserver/docs/config_apidoc.go", apidoc.String()); got != KindStrings {
+		t.Errorf("API docs built in code: %q, want %q", got, KindStrings)
+	}
+	// The same table in Java (Swagger annotations as strings).
+	var java strings.Builder
+	for _, r := range routes {
+		fmt.Fprintf(&java, "    @ApiOperation(value = \"%s\", notes = \"%s，返回结果\")\n    Response op();\n", r, r)
+	}
+	if got := ContentKind("api/ConfigApi.java", java.String()); got != KindStrings {
+		t.Errorf("Java annotations: %q, want %q", got, KindStrings)
+	}
+	// Code that explains itself in comments and returns Chinese errors.
+	code := `package config
+
+// Release 发布配置文件：校验参数，写入发布记录，通知监听的客户端。
+func (s *Server) Release(req *Request) error {
+	if req.Name == "" {
+		return errors.New("配置文件名不能为空")
+	}
+	// 同一个文件同时只允许一次发布
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.store.Release(req) // 写入发布记录
+}
+`
+	if got := ContentKind("config/release.go", strings.Repeat(code, 5)); got != "" {
+		t.Errorf("code with Chinese comments: %q, want none", got)
+	}
+	// Comment markers inside strings, a quote in a rune and a raw string
+	// over lines are string text: read as comments, they would make this
+	// table code.
+	tricky := "package x\n\nvar a = Doc(\"见 http://x/y 的说明：创建用户\")\nvar r = '\\''\nvar b = Doc(\"删除用户\")\nvar s = `多行\n原始 /* 也是字符串 */ 文本 // 还是字符串`\n"
+	if got := ContentKind("x/x.go", strings.Repeat(tricky, 5)+"// 唯一的注释\n"); got != KindStrings {
+		t.Errorf("strings with comment markers: %q, want %q", got, KindStrings)
+	}
+	// A front end's strings are its pages' own text; prose files are never judged.
+	var page strings.Builder
+	for _, r := range routes {
+		fmt.Fprintf(&page, "export const %q = '%s';\n", r, r)
+	}
+	for _, p := range []string{"web/src/pages/config.ts", "web/src/pages/config.js", "docs/api.md"} {
+		if got := ContentKind(p, page.String()+apidoc.String()); got == KindStrings {
+			t.Errorf("%s: judged a string table", p)
+		}
+	}
+}
+
 // goSource is up to n .go files of Go's own source, for benchmarks.
 func goSource(b *testing.B, n int) []string {
 	var files []string

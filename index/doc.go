@@ -35,4 +35,6 @@ package index
 //	   metadata (search prior on overview pages)
 //	6: a table entry's trailing comment no longer hides it from the
 //	   data-table kind (chunk.ContentKind: the BSDs' zsysnum_* tables)
-const PipelineVersion = 6
+//	7: the string-table kind (chunk.KindStrings: source whose Chinese is
+//	   all in string literals), a hub prior in search
+const PipelineVersion = 7

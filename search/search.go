@@ -39,7 +39,7 @@ var coverageExp = 0.5
 // what each one brings (git kb search --ranking -hub,+coverage).
 const (
 	LeverCoverage = "coverage" // scale file scores by query coverage
-	LeverHub      = "hub"      // spec and vocabulary-outlier priors
+	LeverHub      = "hub"      // spec, string-table and vocabulary-outlier priors
 	LeverDedup    = "dedup"    // fold near-duplicate files into one result
 	LeverFile     = "file"     // add the whole file's BM25F to its chunks' evidence
 	LeverConcept  = "concept"  // a word and its translations count once, as their best

@@ -850,6 +850,9 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 //	spec        a generated API spec (OpenAPI/Swagger in JSON, YAML or a
 //	            generated Go docs file): it repeats every handler's
 //	            summary, so it matches every question about the API
+//	strings     a source file whose Chinese is all in string literals (API
+//	            docs built in code, a message table): a file kind
+//	            (chunk.KindStrings) weighed only with this lever on
 //	vocabulary  the file holds far more distinct words than files of its
 //	            length do in this repository (a message table, a glossary,
 //	            a dump): an outlier of the index's own Heaps' law fit
@@ -867,7 +870,7 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 	weigh := func(f *fileHits, kind string) {
 		if kind == "" || wantTests && (kind == chunk.KindTest || kind == chunk.KindExample) ||
 			wantChangelog && (kind == chunk.KindChangelog || kind == chunk.KindMigration) ||
-			wantAgents && kind == chunk.KindAgent {
+			wantAgents && kind == chunk.KindAgent || kind == chunk.KindStrings && !req.on(LeverHub) {
 			return
 		}
 		if w, ok := kindWeight[kind]; ok && w != 1 && !req.NoPriors {
@@ -949,6 +952,9 @@ var kindWeight = map[string]float64{
 	chunk.KindChangelog: 0.5,
 	chunk.KindMigration: 0.5,
 	chunk.KindAgent:     0.5,
+	// A hub prior (lever "hub"): measured on polaris, 0.4 to 0.8 gave
+	// the same figures (see README, "Generated specs, hubs and duplicates").
+	chunk.KindStrings: 0.6,
 }
 
 // kindReason is the reason Result.Priors gives for a file-kind demotion.
@@ -960,6 +966,7 @@ var kindReason = map[string]string{
 	chunk.KindChangelog: "release notes or a changelog: a line on each change; the change's own page explains it",
 	chunk.KindMigration: "a versioned schema migration: one release's changes to the tables, not the code that uses them",
 	chunk.KindAgent:     "instructions for AI coding agents: a summary of the whole project; the code and docs it points to explain each part",
+	chunk.KindStrings:   "its Chinese is all in string literals: a table of API docs or messages built in code; the code each entry names explains it",
 }
 
 // testWords are query terms that ask for tests or examples.
