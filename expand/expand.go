@@ -37,19 +37,22 @@ var (
 	cedictZh string
 	//go:embed cedict_en.tsv
 	cedictEn string
+	//go:embed paraphrase_zh.tsv
+	paraphraseZh string
 )
 
 // Sources of an expansion.
 const (
-	SourceGlossary = "glossary"
-	SourceCEDICT   = "cedict"
+	SourceGlossary   = "glossary"
+	SourceCEDICT     = "cedict"
+	SourceParaphrase = "paraphrase"
 )
 
 // Expansion is one of the user's words and the words it adds.
 type Expansion struct {
 	From   string   `json:"from"`
 	To     []string `json:"to"`
-	Source string   `json:"source"` // SourceGlossary or SourceCEDICT
+	Source string   `json:"source"` // SourceGlossary, SourceCEDICT or SourceParaphrase
 }
 
 // maxZhMatch is the longest Chinese word looked up, in characters: the
@@ -66,7 +69,10 @@ const (
 // cut in agreement with an, the analyzer that cut the query's terms (nil:
 // the built-in dictionary's; see cutHan), and its English words.
 // Glossary entries win over CC-CEDICT's for the same word; CC-CEDICT is
-// not asked for single characters (too many senses each).
+// not asked for single characters (too many senses each). The paraphrase
+// table's colloquial words (起不来 -> 启动失败) are found on their own
+// pass (see paraphrases), so they add to the translations, never change
+// them.
 func Expand(text string, an *segment.Analyzer) []Expansion {
 	if an == nil {
 		an = segment.Tiny()
@@ -78,14 +84,19 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 	var out []Expansion
 	seen := map[string]bool{}
 	add := func(from, to, source string) {
-		if to != "" && !seen[from] {
-			seen[from] = true
+		if to != "" && !seen[source+"\x00"+from] {
+			seen[source+"\x00"+from] = true
 			out = append(out, Expansion{From: from, To: strings.Split(to, "|"), Source: source})
 		}
 	}
 	for _, run := range runs {
 		for _, m := range cutHan([]rune(run), units(an.Words(run))) {
 			add(m.word, m.value, m.source)
+		}
+	}
+	for _, run := range runs {
+		for _, m := range paraphrases([]rune(run)) {
+			add(m.word, m.value, SourceParaphrase)
 		}
 	}
 	for _, w := range latinWords(text) {
@@ -263,6 +274,33 @@ func cutHan(rs []rune, us []unit) []hanMatch {
 		} else {
 			i++
 		}
+	}
+	return out
+}
+
+// paraphrases finds the paraphrase table's colloquial words in rs, a run
+// of Han characters: the longest key at each place, left to right, not
+// overlapping. The keys are phrases people type (起不来, 找回来, 调高),
+// which the analyzer cuts in varying ways, so its cut is not asked.
+func paraphrases(rs []rune) []hanMatch {
+	var out []hanMatch
+	for i := 0; i < len(rs); {
+		var m hanMatch
+		n := 0
+		for l, more := 1, true; l <= min(maxZhMatch, len(rs)-i) && more; l++ {
+			var v string
+			var ok bool
+			w := string(rs[i : i+l])
+			if v, ok, more = seek(paraphraseZh, w); ok {
+				m, n = hanMatch{w, v, SourceParaphrase}, l
+			}
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		out = append(out, m)
+		i += n
 	}
 	return out
 }

@@ -176,3 +176,33 @@ func TestNameMakesCandidateWithFeedback(t *testing.T) {
 		t.Errorf("%s with --prf (feedback %v): %v, want flag/flag.md as without", q, r.Feedback, got)
 	}
 }
+
+// TestParaphraseExpansion: a colloquial question (节点起不来) finds the
+// runbook that says it in the written words docs use (启动失败) through
+// the paraphrase table, ahead of a page that shares only one of them;
+// the expansion is shown with its source, and --no-expand turns it off.
+func TestParaphraseExpansion(t *testing.T) {
+	dir := gittest.New(t, map[string]string{
+		"runbook/start-failure.md": "# 节点启动失败\n\n启动失败时先看日志里的报错。\n",
+		"guide/start-options.md":   "# 启动参数\n\n启动时可以指定配置文件和端口。\n",
+		"guide/nodes.md":           "# 节点列表\n\n每个节点的地址。\n",
+	})
+	const q = "节点起不来了"
+	r := searchJSON(t, dir, q)
+	got := paths(r)
+	if len(got) < 2 || got[0] != "runbook/start-failure.md" {
+		t.Fatalf("%s: %v, want the runbook (启动失败) first", q, got)
+	}
+	found := false
+	for _, x := range r.Expansions {
+		if x.From == "起不来" && x.Source == "paraphrase" && slices.Contains(x.To, "启动失败") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("%s: expansions %+v, want 起不来 -> 启动失败 (paraphrase)", q, r.Expansions)
+	}
+	if got := paths(searchJSON(t, dir, "--no-expand", q)); slices.Contains(got, "guide/start-options.md") {
+		t.Errorf("--no-expand %s: %v, want only the pages that say 节点", q, got)
+	}
+}
