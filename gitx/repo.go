@@ -358,7 +358,12 @@ func (r *Repo) ConfigEntries(ctx context.Context, section string) ([]ConfigEntry
 		}
 		return nil, err
 	}
-	// Records are [scope NUL] origin NUL key [LF value] NUL.
+	return r.parseConfigEntries(out, scoped), nil
+}
+
+// parseConfigEntries reads git config -z --show-origin [--show-scope]
+// output: records of [scope NUL] origin NUL key [LF value] NUL.
+func (r *Repo) parseConfigEntries(out []byte, scoped bool) []ConfigEntry {
 	f := strings.Split(string(out), "\x00")
 	var es []ConfigEntry
 	for len(f) >= 3 || !scoped && len(f) >= 2 {
@@ -373,7 +378,7 @@ func (r *Repo) ConfigEntries(ctx context.Context, section string) ([]ConfigEntry
 		es = append(es, e)
 		f = f[2:]
 	}
-	return es, nil
+	return es
 }
 
 // configOrigin turns git's origin ("file:.git/config", "command line:")

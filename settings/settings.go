@@ -147,12 +147,13 @@ func Defaults() *Settings {
 	return s
 }
 
-// Load reads the kb.* configuration of repo in one git call. A bad value
+// Load reads the kb.* configuration of repo in one git call, or none when
+// no config file changed since the last (gitx.ConfigEntriesCached). A bad value
 // is an error naming the key and what it accepts (the first in table
 // order); the returned Settings then holds the defaults in its place, and
 // Values reports every problem.
 func Load(ctx context.Context, repo *gitx.Repo, getenv Getenv) (*Settings, error) {
-	es, err := repo.ConfigEntries(ctx, "kb")
+	es, err := repo.ConfigEntriesCached(ctx, "kb")
 	if err != nil {
 		return nil, err
 	}
