@@ -38,13 +38,14 @@ var coverageExp = 0.5
 // Ranking levers that Request.Levers can switch on or off, to measure
 // what each one brings (git kb search --ranking -hub,+coverage).
 const (
-	LeverCoverage = "coverage" // scale file scores by query coverage
-	LeverHub      = "hub"      // spec, string-table and vocabulary-outlier priors
-	LeverDedup    = "dedup"    // fold near-duplicate files into one result
-	LeverFile     = "file"     // add the whole file's BM25F to its chunks' evidence
-	LeverConcept  = "concept"  // a word and its translations count once, as their best
-	LeverName     = "name"     // scale a file by how much of the question its name says
-	LeverLinks    = "links"    // demote overview pages: more links out than in
+	LeverCoverage  = "coverage"  // scale file scores by query coverage
+	LeverHub       = "hub"       // spec, string-table and vocabulary-outlier priors
+	LeverDedup     = "dedup"     // fold near-duplicate files into one result
+	LeverFile      = "file"      // add the whole file's BM25F to its chunks' evidence
+	LeverConcept   = "concept"   // a word and its translations count once, as their best
+	LeverName      = "name"      // scale a file by how much of the question its name says
+	LeverLinks     = "links"     // demote overview pages: more links out than in
+	LeverQualified = "qualified" // pkg.Name in the question: the package's file that declares it
 )
 
 // Levers lists the levers and whether each is on by default. Coverage is
@@ -52,7 +53,7 @@ const (
 // questions and cost the docs and the others more (see README). Concept
 // is on: MRR@10 on all dev sets (shared + testdata/eval) polaris .449 →
 // .554, Go source .666 → .681, docs .711 → .709.
-var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true, LeverLinks: true}
+var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true, LeverLinks: true, LeverQualified: true}
 
 // on says whether a lever is on for this request.
 func (req Request) on(lever string) bool {
@@ -318,6 +319,8 @@ type Explain struct {
 	CoverageFactor    float64       `json:"coverage_factor,omitempty"`
 	NameCoverage      float64       `json:"name_coverage,omitempty"` // share of the question the file's base name says
 	NameFactor        float64       `json:"name_factor,omitempty"`
+	Declares          string        `json:"declares,omitempty"` // the question's pkg.Name this file declares (qualified.go)
+	DeclaresFactor    float64       `json:"declares_factor,omitempty"`
 	Matched           []string      `json:"matched,omitempty"` // query terms found in the file
 	Missing           []string      `json:"missing,omitempty"` // query terms found elsewhere, not here
 	Priors            []PriorFactor `json:"priors,omitempty"`

@@ -32,6 +32,7 @@ import (
 //	filter     []hit              -> []hit (query operators: -x, "phrase", tag:, @@Sym)
 //	group      []hit              -> []*fileHits (a file's best chunks)
 //	names      []*fileHits        -> []*fileHits (file-name evidence; filename.go)
+//	qualified  []*fileHits        -> []*fileHits (pkg.Name: its declaring file; qualified.go)
 //	priors     []*fileHits        -> []*fileHits (doc health, file kind; reordered)
 //	render     []*fileHits        -> Response.Results (snippets, citations)
 //	related    Response           -> Response (--related)
@@ -134,6 +135,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		// on them reorders by the name alone (as coverage, lexical only).
 		weighNames(nameConcepts(q, cands), files)
 	}
+	if req.Mode == ModeLexical && req.on(LeverQualified) {
+		s.weighQualified(qualifiedNames(q.text), files)
+	}
 	if err := s.priors(req, q, files); err != nil {
 		return nil, err
 	}
@@ -188,6 +192,7 @@ func newResponse(req Request) *Response {
 // in order of first appearance, each with its weight, and the path scope
 // of the query's operators.
 type query struct {
+	text       string // the ranked text, as the user wrote it
 	terms      []queryTerm
 	scope      func(string) bool
 	expansions []expand.Expansion // what expandQuery added, before looking
@@ -231,7 +236,7 @@ func analyze(req Request, an *segment.Analyzer) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &query{scope: scope, an: an}
+	q := &query{scope: scope, an: an, text: text}
 	at := map[string]int{}
 	for _, t := range an.Terms(text) {
 		i, ok := at[t]
@@ -771,6 +776,7 @@ type fileHits struct {
 	fileBM25      float64 // the whole file's BM25F (lexicalStats.file)
 	cov, bestCov  float64 // query coverage of the file and of its best chunk (-1: not measured)
 	nameCov       float64 // share of the question its base name says (filename.go)
+	declares      string  // the question's pkg.Name it declares (qualified.go)
 	mask          uint64  // query terms the file matched
 	priors        []PriorFactor
 	alsoAt        []string // near-duplicates folded into this file (collapse)
@@ -1227,6 +1233,9 @@ func (f *fileHits) explain(st *lexicalStats) *Explain {
 	}
 	if f.nameCov > 0 {
 		x.NameCoverage, x.NameFactor = r4(f.nameCov), r4(1+nameWeight*f.nameCov)
+	}
+	if f.declares != "" {
+		x.Declares, x.DeclaresFactor = f.declares, r4(1+qualifiedWeight)
 	}
 	if st != nil {
 		var mask uint64

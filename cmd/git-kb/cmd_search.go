@@ -224,7 +224,7 @@ func searchRequestFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "prf", Usage: "pseudo-relevance feedback: add the words the best matches share, and rank again (RM3)"},
 		&cli.BoolFlag{Name: "no-priors", Usage: "no demotion of tests, examples and data tables (as kb.priors false)"},
 		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
-		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, -file, -hub, -links, -dedup, -concept, -name (comma-separated)"},
+		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, -file, -hub, -links, -dedup, -concept, -name, -qualified (comma-separated)"},
 	}
 }
 
@@ -344,6 +344,9 @@ func printExplain(e env, x *search.Explain) {
 	}
 	if x.NameFactor > 0 {
 		line += fmt.Sprintf(" x name %.3g (its name says %.0f%% of the question)", x.NameFactor, 100*x.NameCoverage)
+	}
+	if x.DeclaresFactor > 0 {
+		line += fmt.Sprintf(" x declares %.3g (%s)", x.DeclaresFactor, x.Declares)
 	}
 	for _, p := range x.Priors {
 		line += fmt.Sprintf(" x %s %g", p.Name, p.Factor)

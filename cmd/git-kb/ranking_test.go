@@ -294,3 +294,58 @@ func (c *roleCache) clean() {
 		t.Errorf("human --explain lacks the name factor:\n%s", out)
 	}
 }
+
+// TestQualifiedName: a question that writes pkg.Name puts the package's
+// file that declares Name above a file that only calls it, however often;
+// --explain says why, and --ranking -qualified measures the search
+// without it. A name no file of that package declares moves nothing.
+func TestQualifiedName(t *testing.T) {
+	dir := gittest.New(t, map[string]string{
+		"path/filepath/match.go": `package filepath
+
+// Glob returns the names of all files matching pattern or nil if there
+// is no matching file.
+func Glob(pattern string) (matches []string, err error) {
+	return glob(pattern, 0)
+}
+
+// Match reports whether name matches the shell file name pattern.
+func Match(pattern, name string) (matched bool, err error) {
+	return match(pattern, name)
+}
+`,
+		"tools/expand.go": `package tools
+
+// expandArgs 展开命令行参数里的通配符，通配符匹配不到的参数保留原样。
+func expandArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		m, _ := filepath.Glob(a)
+		if len(m) == 0 {
+			m = []string{a}
+		}
+		out = append(out, m...)
+	}
+	return out
+}
+`,
+	})
+	const q = "filepath.Glob 通配符匹配在哪里实现"
+	r := searchJSON(t, dir, "--explain", q)
+	if got := paths(r); len(got) < 2 || got[0] != "path/filepath/match.go" {
+		t.Fatalf("%s: %v; want the package's file that declares Glob first", q, got)
+	}
+	if x := r.Results[0].Explain; x == nil || x.Declares != "filepath.Glob" || x.DeclaresFactor <= 1 {
+		t.Fatalf("explain of the first result: %+v; want the name it declares and the factor", x)
+	}
+	if got := paths(searchJSON(t, dir, "--ranking", "-qualified", q)); len(got) < 2 || got[0] != "tools/expand.go" {
+		t.Errorf("--ranking -qualified: %v; want the caller first without the lever (else this test shows nothing)", got)
+	}
+	if got := paths(searchJSON(t, dir, "filepath.Expand 通配符匹配在哪里实现")); len(got) < 2 || got[0] != "tools/expand.go" {
+		t.Errorf("a name the package does not declare: %v; want the order of the words alone", got)
+	}
+	out, _, _ := kb(t, dir, "search", "--explain", q)
+	if !strings.Contains(out, "x declares 1.3 (filepath.Glob)") {
+		t.Errorf("human --explain lacks the declaration factor:\n%s", out)
+	}
+}
