@@ -275,6 +275,7 @@ func proseInStrings(lang, text string) bool {
 	)
 	state, closer := code, byte(0)
 	inStr, total, lines := 0, 0, 0
+	cur, opened := 0, 0 // ideographs in the literal open now, where it opened
 	blank := true
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -284,6 +285,9 @@ func proseInStrings(lang, text string) bool {
 			}
 			blank = true
 			if state == lineComment || state == str && closer != '`' {
+				if state == str {
+					inStr += cur
+				}
 				state = code // an interpreted literal does not span lines; a bad one ends here
 			}
 			continue
@@ -294,7 +298,7 @@ func proseInStrings(lang, text string) bool {
 		if cjkLead(c) && i+2 < len(text) {
 			total++
 			if state == str {
-				inStr++
+				cur++
 			}
 			i += 2
 			continue
@@ -309,7 +313,7 @@ func proseInStrings(lang, text string) bool {
 				state = blockComment
 				i++
 			case c == '"', c == '`' && lang == "go":
-				state, closer = str, c
+				state, closer, cur, opened = str, c, 0, i
 			case c == '\'' && quote:
 				// A character literal: at most a few bytes; further on
 				// the quote was something else.
@@ -327,12 +331,20 @@ func proseInStrings(lang, text string) bool {
 			case c == '\\' && closer != '`':
 				i++
 			case c == closer:
+				// A Go struct tag (`gorm:"comment:用户名"`) describes its
+				// field as a comment would: a model is not a string table.
+				if closer != '`' || !strings.Contains(text[opened:i], `:"`) {
+					inStr += cur
+				}
 				state = code
 			}
 		}
 	}
 	if !blank {
 		lines++
+	}
+	if state == str {
+		inStr += cur
 	}
 	return total >= stringsMinCJK && float64(inStr) >= stringsShare*float64(total) &&
 		float64(inStr) >= stringsPerLine*float64(lines)

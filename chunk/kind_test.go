@@ -167,6 +167,16 @@ func (s *Server) Release(req *Request) error {
 	if got := ContentKind("config/release.go", strings.Repeat(code, 5)); got != "" {
 		t.Errorf("code with Chinese comments: %q, want none", got)
 	}
+	// A model whose fields carry their Chinese in struct tags is no table of text.
+	var model strings.Builder
+	model.WriteString("package model\n\ntype User struct {\n")
+	for i, f := range []string{"用户名", "手机号", "电子邮箱", "登录密码的哈希", "所属部门", "创建时间", "最后登录时间", "账号状态"} {
+		fmt.Fprintf(&model, "\tField%d string `gorm:\"size:64;comment:%s\" json:\"field%d\"`\n", i, f, i)
+	}
+	model.WriteString("}\n")
+	if got := ContentKind("model/user.go", model.String()); got != "" {
+		t.Errorf("struct tags: %q, want none", got)
+	}
 	// Comment markers inside strings, a quote in a rune and a raw string
 	// over lines are string text: read as comments, they would make this
 	// table code.

@@ -37,4 +37,6 @@ package index
 //	   data-table kind (chunk.ContentKind: the BSDs' zsysnum_* tables)
 //	7: the string-table kind (chunk.KindStrings: source whose Chinese is
 //	   all in string literals), a hub prior in search
-const PipelineVersion = 7
+//	8: a Go struct tag's Chinese (gorm:"comment:...") no longer counts
+//	   as string text for that kind
+const PipelineVersion = 8
