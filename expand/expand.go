@@ -98,6 +98,9 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 		for _, m := range paraphrases([]rune(run)) {
 			add(m.word, m.value, SourceParaphrase)
 		}
+		for _, m := range numbers([]rune(run)) {
+			add(m.word, m.value, SourceParaphrase)
+		}
 	}
 	for _, w := range latinWords(text) {
 		if v, ok := lookup(glossaryEn, w); ok {

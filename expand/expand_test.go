@@ -172,7 +172,7 @@ func TestParaphraseInStep(t *testing.T) {
 // TestExpandParaphrase: a colloquial word gains the written words docs
 // use (起不来 -> 启动失败), a word the glossary also has gains both its
 // English and its written synonyms, and the translations stay what they
-// were without the table (不够用: 不够 -> enough from CC-CEDICT, and
+// were without the table (栈不够用: 不够 -> enough from CC-CEDICT, and
 // 不够用 -> 不足 beside it).
 func TestExpandParaphrase(t *testing.T) {
 	exps := Expand("服务器起不来怎么办", nil)
@@ -203,7 +203,7 @@ func TestExpandParaphrase(t *testing.T) {
 	if n != 2 {
 		t.Errorf("服务器 gains %d expansions, want the glossary's and the paraphrase table's: %+v", n, exps)
 	}
-	exps = Expand("栈空间不够用时扩容", nil)
+	exps = Expand("栈不够用时扩容", nil)
 	if e := find(exps, "不够"); e == nil || e.Source != SourceCEDICT || e.To[0] != "enough" {
 		t.Errorf("不够: %+v, want enough (cedict) as without paraphrases", exps)
 	}
@@ -296,5 +296,39 @@ func TestSeek(t *testing.T) {
 func BenchmarkExpand(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		Expand("goroutine 的栈空间不够用时如何扩容并拷贝旧栈 copystack", nil)
+	}
+}
+
+// TestNumbers: a duration or count in Chinese numerals gains its digit
+// form and, for a duration, Go's spelling; words that merely hold a
+// numeral character are left alone.
+func TestNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want map[string]string // from -> the expansion's words joined with |
+	}{
+		{"旧数据只保留十分钟", map[string]string{"十分钟": "10 分钟|10m0s"}},
+		{"超过三十五秒就超时", map[string]string{"三十五秒": "35 秒|35s"}},
+		{"两小时后", map[string]string{"两小时": "2 小时|2h0m0s"}},
+		{"三副本里坏了两节点", map[string]string{"三副本": "3 副本", "两节点": "2 节点"}},
+		{"这一点十分重要", nil},
+		{"一下子就好了", nil},
+	} {
+		got := map[string]string{}
+		for _, m := range numbers([]rune(tc.text)) {
+			got[m.word] = m.value
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.text, got, tc.want)
+			continue
+		}
+		for k, v := range tc.want {
+			if got[k] != v {
+				t.Errorf("%s: %s -> %q, want %q", tc.text, k, got[k], v)
+			}
+		}
+	}
+	if e := find(Expand("数据只保留十分钟", nil), "十分钟"); e == nil || e.Source != SourceParaphrase || e.To[0] != "10 分钟" {
+		t.Errorf("Expand: 十分钟 -> %+v, want 10 分钟 (paraphrase)", e)
 	}
 }
