@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -156,6 +157,14 @@ func ParseQuery(raw string) (*Query, error) {
 				}
 				continue
 			}
+			// A command-line flag (go test -fuzz, -run=TestX, git log
+			// --follow) is what a question quotes, not a word it leaves
+			// out: in a question with Chinese words, and always with two
+			// dashes. -"word" excludes such a word.
+			if flagRE.MatchString(word) && (strings.HasPrefix(word, "-") || hasHan(raw)) {
+				text = append(text, s[start:j])
+				continue
+			}
 			q.Excludes = append(q.Excludes, unquote(word))
 			continue
 		}
@@ -203,6 +212,20 @@ func ParseQuery(raw string) (*Query, error) {
 		return nil, &QueryError{raw, 0, "nothing to search for: add words, a \"phrase\" or @@Symbol"}
 	}
 	return q, nil
+}
+
+// flagRE matches what follows the first dash of a command-line flag:
+// fuzz, -race, run=TestX, count=1.
+var flagRE = regexp.MustCompile(`^-?[A-Za-z][A-Za-z0-9_.-]*(=\S*)?$`)
+
+// hasHan says whether s holds a Chinese character.
+func hasHan(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) {
+			return true
+		}
+	}
+	return false
 }
 
 func unquote(s string) string {

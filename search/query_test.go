@@ -22,6 +22,11 @@ func TestParseQuery(t *testing.T) {
 		// Colons and dashes that are not operators stay text.
 		{`std::vector http://x a-b key:value 2024-01-02`, Query{Text: "std::vector http://x a-b key:value 2024-01-02"}},
 		{`x - y`, Query{Text: "x - y"}},
+		// A command-line flag in a Chinese question is a word of it; with
+		// two dashes in any question; -"x" still excludes it.
+		{`go test -fuzz 的变异器 -count=1 -测试`, Query{Text: "go test -fuzz 的变异器 -count=1", Excludes: []string{"测试"}}},
+		{`git log --follow 跟踪改名 -"merge"`, Query{Text: "git log --follow 跟踪改名", Excludes: []string{"merge"}}},
+		{`retry --race -mock`, Query{Text: "retry --race", Excludes: []string{"mock"}}},
 	}
 	for _, c := range cases {
 		got, err := ParseQuery(c.in)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -114,8 +115,22 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if req.Parsed != nil && req.Parsed.HasFilters() {
 		t0 = time.Now()
 		ordered()
+		all := hits
 		if hits, err = s.refine(req, hits); err != nil {
 			return nil, err
+		}
+		if len(hits) == 0 && len(all) > 0 && len(req.Parsed.Phrases) > 0 {
+			// No chunk holds a phrase as written (a quoted route, an
+			// error message with other spacing): rank its words, and say
+			// so, rather than answer nothing, as web search engines do.
+			loose := *req.Parsed
+			loose.Phrases = nil
+			wide := req
+			wide.Parsed = &loose
+			if hits, err = s.refine(wide, all); err != nil {
+				return nil, err
+			}
+			resp.Degraded = fmt.Sprintf("no file holds %s as written: these results hold its words", quoteAll(req.Parsed.Phrases))
 		}
 		lap("filter", t0)
 	}
@@ -1245,4 +1260,13 @@ func (f *fileHits) explain(st *lexicalStats) *Explain {
 		x.Matched, x.Missing = st.split(mask)
 	}
 	return x
+}
+
+// quoteAll is phrases as a user typed them: "a b" and "c".
+func quoteAll(phrases []string) string {
+	q := make([]string, len(phrases))
+	for i, p := range phrases {
+		q[i] = strconv.Quote(p)
+	}
+	return strings.Join(q, " and ")
 }

@@ -26,8 +26,22 @@ func TestQueryLanguage(t *testing.T) {
 	if got := ps(`"回滚到上一个稳定版本"`); got != "docs/runbook/rollback.md" {
 		t.Errorf("phrase: %s", got)
 	}
-	if got := ps(`"版本 稳定"`); got != "" {
-		t.Errorf("a phrase's words must be in order: %s", got)
+	// A phrase no file holds in that order (a quoted route, a message
+	// spaced otherwise) ranks its words instead, and says so.
+	if r := searchJSON(t, dir, `"版本 稳定" 回滚`); !strings.Contains(r.Degraded, `no file holds "版本 稳定" as written`) ||
+		!strings.Contains(strings.Join(paths(r), ","), "docs/runbook/rollback.md") {
+		t.Errorf("a phrase no file holds: degraded %q, %v", r.Degraded, paths(r))
+	}
+	if r := searchJSON(t, dir, `"回滚到上一个稳定版本"`); r.Degraded != "" {
+		t.Errorf("a phrase a file holds: degraded %q", r.Degraded)
+	}
+	// A command-line flag in a Chinese question is a word of it, not an
+	// exclusion; -"x" excludes it.
+	if got := ps("重试 -retry 的实现"); !strings.Contains(got, "internal/retry/retry.go") {
+		t.Errorf("a flag in a Chinese question: %s", got)
+	}
+	if got := ps(`重试 -"retry"`); strings.Contains(got, "internal/retry/retry.go") {
+		t.Errorf(`-"retry" did not exclude: %s`, got)
 	}
 	if got := ps("回滚 path:docs/runbook/"); strings.Contains(got, "notes/") || got == "" {
 		t.Errorf("path: %s", got)
