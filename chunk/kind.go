@@ -45,7 +45,9 @@ func PathKind(p string) string {
 		var d string
 		d, rest, _ = strings.Cut(rest, "/")
 		switch d {
-		case "testdata", "__tests__", "test", "tests", "__snapshots__":
+		case "testdata", "__tests__", "test", "tests", "__snapshots__",
+			// Test support: helpers and doubles only tests import.
+			"testutil", "testutils", "testhelper", "testhelpers", "testenv", "testkit", "mock", "mocks":
 			return KindTest
 		case "examples", "example", "_examples", "fixtures", "__fixtures__", "__mocks__":
 			kind = KindExample // unless a test directory is deeper

@@ -994,7 +994,7 @@ var kindReason = map[string]string{
 var testWords = map[string]bool{
 	"test": true, "tests": true, "testing": true, "测试": true, "用例": true, "单测": true, "单元测试": true,
 	"example": true, "examples": true, "示例": true, "例子": true, "样例": true, "fixture": true, "fixtures": true,
-	"testdata": true, "benchmark": true, "基准": true,
+	"testdata": true, "benchmark": true, "基准": true, "mock": true, "mocks": true,
 }
 
 // changelogWords are query terms that ask for release notes.
