@@ -16,6 +16,7 @@ const (
 	KindMigration = "migration" // a versioned schema migration (one release's changes)
 	KindAgent     = "agent"     // instructions for AI coding agents (AGENTS.md, CLAUDE.md, .cursor/rules)
 	KindStrings   = "strings"   // source whose Chinese text is all in string literals: API docs or messages built in code
+	KindReference = "reference" // a Markdown reference: sections each headed by a code name (a setting, variable, flag, function)
 )
 
 // PathKind tells tests, test data, examples and fixtures from their path
@@ -197,7 +198,12 @@ const (
 func ContentKind(p, text string) string {
 	lang := Lang(p)
 	switch lang {
-	case "markdown", "text":
+	case "markdown":
+		if referencePage(text) {
+			return KindReference
+		}
+		return ""
+	case "text":
 		return ""
 	}
 	all := text
@@ -450,4 +456,65 @@ func closingQuote(s string, i int) int {
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// A reference page (KindReference) is a list of named entries: a
+// configuration file's keys, a program's system variables or flags, a
+// library's functions, each a section whose heading is the name in code
+// (### `tidb_gc_life_time`). It says a line or two about everything its
+// entries touch, so its best section matches many questions a little;
+// the page about the feature explains it. At least refMinHeadings
+// headings below the title, refCodeShare of them starting with a code
+// span.
+const (
+	refMinHeadings = 10
+	refCodeShare   = 0.6
+)
+
+// referencePage reports whether a Markdown text is a reference page:
+// its section headings (level 2 and deeper, outside code fences) mostly
+// start with a code span.
+func referencePage(text string) bool {
+	heads, code := 0, 0
+	fence := ""
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		s := strings.TrimLeft(line, " ")
+		if f := fenceOf(s); f != "" {
+			switch {
+			case fence == "":
+				fence = f
+			case strings.HasPrefix(s, fence):
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" || !strings.HasPrefix(s, "##") {
+			continue
+		}
+		h := strings.TrimLeft(s, "#")
+		if h == "" || h[0] != ' ' && h[0] != '\t' {
+			continue
+		}
+		heads++
+		if strings.HasPrefix(strings.TrimSpace(h), "`") {
+			code++
+		}
+	}
+	return heads >= refMinHeadings && float64(code) >= refCodeShare*float64(heads)
+}
+
+// fenceOf is the fence a Markdown line opens or closes (``` or ~~~), or "".
+func fenceOf(s string) string {
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(s, f) {
+			return f
+		}
+	}
+	return ""
 }

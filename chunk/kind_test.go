@@ -243,3 +243,38 @@ func BenchmarkSplit(b *testing.B) {
 		}
 	}
 }
+
+// TestReferencePage: a Markdown page whose sections are mostly headed by
+// a code name is a reference; a page of prose sections, a short list of
+// names, and headings inside a code fence are not.
+func TestReferencePage(t *testing.T) {
+	var ref, prose, short, fenced strings.Builder
+	ref.WriteString("# 系统变量\n\n变量参考。\n\n## 变量参考\n\n")
+	prose.WriteString("# 使用指南\n\n")
+	fenced.WriteString("# 示例\n\n```markdown\n")
+	for i := range 12 {
+		fmt.Fprintf(&ref, "### `tidb_var_%d`\n\n- 默认值：`%d`\n- 这个变量控制第 %d 项功能。\n\n", i, i, i)
+		fmt.Fprintf(&prose, "## 第 %d 步：配置\n\n设置 `var_%d` 后重启。\n\n", i, i)
+		fmt.Fprintf(&fenced, "## `name_%d`\n", i)
+	}
+	fenced.WriteString("```\n\n## 说明\n\n正文。\n")
+	for i := range 4 {
+		fmt.Fprintf(&short, "## `flag_%d`\n\n一个参数。\n\n", i)
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       string
+	}{
+		{"reference", ref.String(), KindReference},
+		{"prose", prose.String(), ""},
+		{"short", short.String(), ""},
+		{"fenced", fenced.String(), ""},
+	} {
+		if got := ContentKind("docs/x.md", tc.text); got != tc.want {
+			t.Errorf("%s: kind %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if got := ContentKind("x.go", ref.String()); got == KindReference {
+		t.Errorf("a Go file is never a Markdown reference")
+	}
+}

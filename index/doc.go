@@ -39,4 +39,6 @@ package index
 //	   all in string literals), a hub prior in search
 //	8: a Go struct tag's Chinese (gorm:"comment:...") no longer counts
 //	   as string text for that kind
-const PipelineVersion = 8
+//	9: the reference kind (chunk.KindReference: a Markdown page of
+//	   sections headed by code names), a search prior
+const PipelineVersion = 9

@@ -874,6 +874,10 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 //	strings     a source file whose Chinese is all in string literals (API
 //	            docs built in code, a message table): a file kind
 //	            (chunk.KindStrings) weighed only with this lever on
+//	reference   a Markdown page of sections headed by code names (a
+//	            configuration file's keys, system variables, flags):
+//	            chunk.KindReference, left alone when the question writes
+//	            a name with an underscore
 //	vocabulary  the file holds far more distinct words than files of its
 //	            length do in this repository (a message table, a glossary,
 //	            a dump): an outlier of the index's own Heaps' law fit
@@ -886,12 +890,13 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 // content kinds need the blob's metadata, decoded only for the files that
 // could reach the page.
 func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
-	wantTests, wantChangelog, wantAgents := q.asksForTests(), q.asksForChangelog(), q.asksForAgents()
+	wantTests, wantChangelog, wantAgents, wantName := q.asksForTests(), q.asksForChangelog(), q.asksForAgents(), q.writesName()
 	var viewSegs map[uint32]bool // the view's segments, when a page's links are counted
 	weigh := func(f *fileHits, kind string) {
 		if kind == "" || wantTests && (kind == chunk.KindTest || kind == chunk.KindExample) ||
 			wantChangelog && (kind == chunk.KindChangelog || kind == chunk.KindMigration) ||
-			wantAgents && kind == chunk.KindAgent || kind == chunk.KindStrings && !req.on(LeverHub) {
+			wantAgents && kind == chunk.KindAgent || kind == chunk.KindStrings && !req.on(LeverHub) ||
+			kind == chunk.KindReference && (wantName || !req.on(LeverHub)) {
 			return
 		}
 		if w, ok := kindWeight[kind]; ok && w != 1 && !req.NoPriors {
@@ -976,6 +981,8 @@ var kindWeight = map[string]float64{
 	// A hub prior (lever "hub"): measured on polaris, 0.4 to 0.8 gave
 	// the same figures (see README, "Generated specs, hubs and duplicates").
 	chunk.KindStrings: 0.6,
+	// A hub prior too: on the docs sets 0.6 to 0.8 measured alike.
+	chunk.KindReference: 0.7,
 }
 
 // kindReason is the reason Result.Priors gives for a file-kind demotion.
@@ -988,6 +995,7 @@ var kindReason = map[string]string{
 	chunk.KindMigration: "a versioned schema migration: one release's changes to the tables, not the code that uses them",
 	chunk.KindAgent:     "instructions for AI coding agents: a summary of the whole project; the code and docs it points to explain each part",
 	chunk.KindStrings:   "its Chinese is all in string literals: a table of API docs or messages built in code; the code each entry names explains it",
+	chunk.KindReference: "a reference of named entries (settings, variables, flags): a line on each; the feature's own page explains it",
 }
 
 // testWords are query terms that ask for tests or examples.
@@ -1027,6 +1035,13 @@ func (q *query) asksForChangelog() bool {
 
 // versionTerm matches a version number among the query's terms.
 var versionTerm = regexp.MustCompile(`^v?[0-9]+\.[0-9]+`)
+
+// writesName reports whether the user wrote a name as code spells it, a
+// word with an underscore (tidb_gc_life_time, only_full_group_by): then
+// a reference page's entry for it is what they ask for.
+func (q *query) writesName() bool {
+	return q.asksFor(func(w string) bool { return strings.Contains(strings.Trim(w, "_"), "_") })
+}
 
 // asksForTests reports whether the user's words ask for tests or examples.
 func (q *query) asksForTests() bool {

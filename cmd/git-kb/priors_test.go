@@ -225,3 +225,37 @@ func TestOverviewPriorUncountedName(t *testing.T) {
 		t.Fatalf("docs/回滚指南.md not found: %v", paths(r))
 	}
 }
+
+// TestReferencePrior: a reference page (sections headed by code names:
+// a program's system variables) says a line on the feature a question
+// asks about; the feature's own page ranks above it, the reference marked
+// with the reason. A question that writes a variable's name leaves the
+// reference alone, and --ranking -hub shows the prior is what does it.
+func TestReferencePrior(t *testing.T) {
+	var ref strings.Builder
+	ref.WriteString("# 系统变量\n\n")
+	for i := range 12 {
+		fmt.Fprintf(&ref, "## `tidb_opt_%d`\n\n- 默认值：`OFF`\n- 控制第 %d 个优化器开关。\n\n", i, i)
+	}
+	ref.WriteString("## `tidb_gc_life_time`\n\n- 默认值：`10m0s`\n- 历史版本数据的保留时间。超过保留时间的旧版本数据被 GC 清理；想读更早的历史数据，延长保留时间。\n\n")
+	dir := gittest.New(t, map[string]string{
+		"system-variables.md": ref.String(),
+		"gc-config.md":        "# GC 配置\n\nGC 清理超过保留时间的历史版本数据。\n\n## 延长保留时间\n\n需要读取更早的数据时，调大保留时间。\n",
+	})
+	const q = "历史版本数据的保留时间怎么延长"
+	r := searchJSON(t, dir, q)
+	if got := paths(r); len(got) != 2 || got[0] != "gc-config.md" {
+		t.Fatalf("%s: %v, want the GC page first", q, got)
+	}
+	if p := r.Results[1].Prior; p == nil || p.Kind != chunk.KindReference {
+		t.Errorf("the reference is not marked: %+v", r.Results[1].Prior)
+	}
+	if got := paths(searchJSON(t, dir, "--ranking", "-hub", q)); got[0] != "system-variables.md" {
+		t.Errorf("--ranking -hub: %v, want the reference first on words alone (else this test shows nothing)", got)
+	}
+	for _, x := range searchJSON(t, dir, "tidb_gc_life_time 默认值").Results {
+		if x.Prior != nil {
+			t.Errorf("a question writing a variable's name demoted %s: %+v", x.Path, x.Prior)
+		}
+	}
+}
