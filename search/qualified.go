@@ -3,6 +3,7 @@ package search
 import (
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -33,20 +34,11 @@ func qualifiedNames(text string) []qualifiedName {
 	var out []qualifiedName
 	for _, m := range qualifiedRE.FindAllStringSubmatch(text, -1) {
 		n := qualifiedName{m[1], m[2]}
-		if !containsName(out, n) {
+		if !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
 	return out
-}
-
-func containsName(ns []qualifiedName, n qualifiedName) bool {
-	for _, x := range ns {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // weighQualified is the qualified-names stage: among the best files
