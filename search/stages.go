@@ -877,7 +877,7 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 //	reference   a Markdown page of sections headed by code names (a
 //	            configuration file's keys, system variables, flags):
 //	            chunk.KindReference, left alone when the question writes
-//	            a name with an underscore
+//	            the name its best section is headed by
 //	vocabulary  the file holds far more distinct words than files of its
 //	            length do in this repository (a message table, a glossary,
 //	            a dump): an outlier of the index's own Heaps' law fit
@@ -890,13 +890,13 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 // content kinds need the blob's metadata, decoded only for the files that
 // could reach the page.
 func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
-	wantTests, wantChangelog, wantAgents, wantName := q.asksForTests(), q.asksForChangelog(), q.asksForAgents(), q.writesName()
+	wantTests, wantChangelog, wantAgents, names := q.asksForTests(), q.asksForChangelog(), q.asksForAgents(), q.writtenNames()
 	var viewSegs map[uint32]bool // the view's segments, when a page's links are counted
 	weigh := func(f *fileHits, kind string) {
 		if kind == "" || wantTests && (kind == chunk.KindTest || kind == chunk.KindExample) ||
 			wantChangelog && (kind == chunk.KindChangelog || kind == chunk.KindMigration) ||
 			wantAgents && kind == chunk.KindAgent || kind == chunk.KindStrings && !req.on(LeverHub) ||
-			kind == chunk.KindReference && (wantName || !req.on(LeverHub)) {
+			kind == chunk.KindReference && (!req.on(LeverHub) || s.namesEntry(f, names)) {
 			return
 		}
 		if w, ok := kindWeight[kind]; ok && w != 1 && !req.NoPriors {
@@ -1036,11 +1036,41 @@ func (q *query) asksForChangelog() bool {
 // versionTerm matches a version number among the query's terms.
 var versionTerm = regexp.MustCompile(`^v?[0-9]+\.[0-9]+`)
 
-// writesName reports whether the user wrote a name as code spells it, a
-// word with an underscore (tidb_gc_life_time, only_full_group_by): then
-// a reference page's entry for it is what they ask for.
-func (q *query) writesName() bool {
-	return q.asksFor(func(w string) bool { return strings.Contains(strings.Trim(w, "_"), "_") })
+// writtenNames are the user's words written as code spells a name, with
+// an underscore (tidb_gc_life_time, only_full_group_by).
+func (q *query) writtenNames() []string {
+	var out []string
+	for _, t := range q.terms {
+		if t.from == "" && strings.Contains(strings.Trim(t.term, "_"), "_") {
+			out = append(out, t.term)
+		}
+	}
+	return out
+}
+
+// namesEntry reports whether f's best chunk is the entry of one of the
+// names the user wrote: its own heading is that name as code
+// (### `tidb_gc_life_time`). A question that names a reference's entry
+// asks for that entry; one that names something else (only_full_group_by
+// beside the entry tidb_enable_new_only_full_group_by_check) does not.
+func (s *Searcher) namesEntry(f *fileHits, names []string) bool {
+	if len(names) == 0 || len(f.hits) == 0 || s.DB == nil {
+		return false
+	}
+	_, cm, ok, err := s.blobChunk(f.entry.Blob, int(f.hits[0].chunk-f.entry.First))
+	if err != nil || !ok {
+		return false
+	}
+	h := strings.ToLower(cm.Heading)
+	if i := strings.LastIndex(h, " > "); i >= 0 {
+		h = h[i+3:]
+	}
+	for _, n := range names {
+		if strings.Contains(h, "`"+n+"`") {
+			return true
+		}
+	}
+	return false
 }
 
 // asksForTests reports whether the user's words ask for tests or examples.

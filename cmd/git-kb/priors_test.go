@@ -255,7 +255,11 @@ func TestReferencePrior(t *testing.T) {
 	}
 	for _, x := range searchJSON(t, dir, "tidb_gc_life_time 默认值").Results {
 		if x.Prior != nil {
-			t.Errorf("a question writing a variable's name demoted %s: %+v", x.Path, x.Prior)
+			t.Errorf("a question writing an entry's name demoted %s: %+v", x.Path, x.Prior)
 		}
+	}
+	// A name that heads no entry asks for no entry: the demotion holds.
+	if got := paths(searchJSON(t, dir, "gc_life 历史版本数据的保留时间怎么延长")); len(got) == 0 || got[0] != "gc-config.md" {
+		t.Errorf("a name that is no entry: %v, want the GC page first", got)
 	}
 }
