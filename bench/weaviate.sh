@@ -18,7 +18,9 @@
 # WEAVIATE_GOSSIP_JOIN (host:port of a node's gossip port), WEAVIATE_BOOTSTRAP
 # (number of voters, default 1), WEAVIATE_READY_TIMEOUT (seconds, default 120),
 # WEAVIATE_GSE_CH (true/false: the Chinese tokenizer; default true when its
-# dictionary is in the cache; it costs ~10 s and ~300 MB per node at start).
+# dictionary is in the cache; it costs ~10 s and ~300 MB per node at start),
+# WEAVIATE_PARENT_PID (stop the node when that process is gone: a test
+# process that dies does not leave its server running).
 set -euo pipefail
 
 version=${WEAVIATE_VERSION:-v1.35.2}
@@ -106,6 +108,16 @@ start() {
 		>"$dir/weaviate.log" 2>&1 </dev/null &
 	local pid=$!
 	echo "$pid" >"$dir/weaviate.pid"
+	if [ -n "${WEAVIATE_PARENT_PID:-}" ]; then
+		# Its own descriptors: whoever waits for this script's output must
+		# not wait for the watcher. Deaf to hangups, as the server is
+		# (nohup).
+		(
+			trap '' HUP
+			while kill -0 "$WEAVIATE_PARENT_PID" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do sleep 2; done
+			kill "$pid" 2>/dev/null
+		) >/dev/null 2>&1 </dev/null &
+	fi
 	local deadline=$(($(date +%s) + ${WEAVIATE_READY_TIMEOUT:-120}))
 	until curl -fsS -o /dev/null "http://127.0.0.1:$port/v1/.well-known/ready" 2>/dev/null; do
 		if ! kill -0 "$pid" 2>/dev/null; then

@@ -1031,3 +1031,10 @@ func TestOrgAlpha(t *testing.T) {
 		t.Errorf("alpha 1.5 was sent to Weaviate")
 	}
 }
+
+// TestMain stops the Weaviate server the org tests share (orgtest.Start).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	orgtest.StopShared()
+	os.Exit(code)
+}

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/org/orgtest"
 	"github.com/git-kb/git-kb/search"
 )
 
 // TestOrgCommands: git kb publish, search --org and show of an org
-// citation, against a real Weaviate; and what --org refuses.
+// citation, against a real Weaviate; what --org refuses; and
+// kb.org.autoPublish through a real post-commit hook.
 func TestOrgCommands(t *testing.T) {
 	dir := gittest.New(t, docs)
 	for _, args := range [][]string{
@@ -78,5 +82,28 @@ func TestOrgCommands(t *testing.T) {
 	}
 	if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "发布失败后如何回滚", "org": true, "min_score": top * 2}, &mr); msg != "" || len(mr.Results) != 0 {
 		t.Errorf("hybrid_search org, min_score %v above the best score: %s %+v", top*2, msg, mr.Results)
+	}
+
+	// kb.org.autoPublish: the post-commit hook's background runner
+	// publishes HEAD after indexing it, on the default branch only.
+	kbBin(t, dir, "hooks", "install")
+	gittest.Git(t, dir, "config", "kb.org.autoPublish", "true")
+	onMain := gittest.Commit(t, dir, "add the freeze runbook", map[string]string{"runbooks/freeze.md": "# 封网\n\n封网期间禁止发布，紧急变更走审批流程 zqxfreeze。\n"})
+	waitLogged(t, filepath.Join(dir, ".git"), "published team/runbooks at "+onMain[:12], "the hook runner did not publish the commit on main")
+	r = searchJSON(t, dir, "--org", "zqxfreeze 封网")
+	if len(r.Results) == 0 || r.Results[0].Path != "runbooks/freeze.md" || !strings.HasPrefix(r.Results[0].Citation, "team/runbooks@"+onMain+":") {
+		t.Fatalf("search --org after the hook published %s: %+v", onMain[:12], r.Results)
+	}
+	gittest.Git(t, dir, "checkout", "-q", "-b", "side")
+	onSide := gittest.Commit(t, dir, "a side note", map[string]string{"runbooks/side.md": "# 旁支\n\n只在旁支上的说明 zqxside。\n"})
+	// The runner logs "indexed" after its publish step: by then a
+	// publish would have been logged too.
+	waitLogged(t, filepath.Join(dir, ".git"), "indexed "+onSide[:12], "the hook runner did not index the commit on the side branch")
+	log, _ := os.ReadFile(filepath.Join(dir, ".git", "kb", hooks.LogFile))
+	if strings.Contains(string(log), "at "+onSide[:12]) {
+		t.Errorf("a commit on a side branch was published:\n%s", log)
+	}
+	if r = searchJSON(t, dir, "--org", "zqxside 旁支"); len(r.Results) > 0 && r.Results[0].Path == "runbooks/side.md" {
+		t.Errorf("search --org finds the side branch's file: %+v", r.Results[0])
 	}
 }

@@ -2,10 +2,17 @@
 // bench/weaviate.sh (built once from the Go module proxy and cached). A
 // test that needs one skips, saying how to get it, when the server is not
 // built; with GIT_KB_REQUIRE_WEAVIATE=1 (CI) it builds it or fails.
+//
+// A test process starts one single-node server for all its tests (Start):
+// a node takes 10-20 s to start on a loaded 2-core machine, most of an org
+// test's time. Each test gets it emptied of collections; the package's
+// TestMain stops it (StopShared), and the server stops by itself if the
+// test process dies first.
 package orgtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -21,12 +28,12 @@ import (
 
 // Server is one Weaviate node.
 type Server struct {
-	URL  string
-	Port int
-	Dir  string
-	Node string
-	t    testing.TB
-	stop sync.Once
+	URL    string
+	Port   int
+	Dir    string
+	Node   string
+	script string
+	stop   sync.Once
 }
 
 // script finds bench/weaviate.sh above the test's directory.
@@ -80,11 +87,11 @@ func Binary(t testing.TB) {
 }
 
 // freePorts finds a base port with base..base+5 free on loopback.
-func freePorts(t testing.TB) int {
+func freePorts() (int, error) {
 	for range 50 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			t.Fatal(err)
+			return 0, err
 		}
 		base := l.Addr().(*net.TCPAddr).Port
 		l.Close()
@@ -100,40 +107,114 @@ func freePorts(t testing.TB) int {
 			}
 		}
 		if ok {
-			return base
+			return base, nil
 		}
 	}
-	t.Fatal("no six free ports in a row on loopback")
-	return 0
+	return 0, fmt.Errorf("no six free ports in a row on loopback")
 }
 
-// Start starts one single-node server in a temporary directory; it stops
-// when the test ends.
+var shared struct {
+	once sync.Once
+	srv  *Server
+	err  error
+}
+
+// Start gives t a single-node server with no collections: the test
+// process's one server, started on first use (with the Chinese
+// tokenizer), every collection an earlier test made dropped. Tests that
+// use it must not run in parallel with each other; StopShared, from the
+// package's TestMain, stops it.
 func Start(t testing.TB) *Server {
-	t.Helper()
-	return Cluster(t, 1)[0]
-}
-
-// Cluster starts n nodes that form one cluster (Raft voters, one gossip
-// ring); they stop when the test ends. env adds environment variables
-// (WEAVIATE_GSE_CH=false starts faster).
-func Cluster(t testing.TB, n int, env ...string) []*Server {
 	t.Helper()
 	Binary(t)
 	sh := script(t)
+	shared.once.Do(func() {
+		var srvs []*Server
+		srvs, shared.err = startNodes(sh, 1)
+		if shared.err == nil {
+			shared.srv = srvs[0]
+		}
+	})
+	if shared.err != nil {
+		t.Fatalf("starting Weaviate: %v", shared.err)
+	}
+	if err := shared.srv.dropCollections(); err != nil {
+		t.Fatalf("emptying the shared Weaviate: %v", err)
+	}
+	return shared.srv
+}
+
+// StopShared stops the server Start started, if any.
+func StopShared() {
+	if shared.srv != nil {
+		shared.srv.Stop()
+		os.RemoveAll(shared.srv.Dir)
+	}
+}
+
+// dropCollections deletes every collection of the server.
+func (s *Server) dropCollections() error {
+	c := &http.Client{Timeout: time.Minute}
+	resp, err := c.Get(s.URL + "/v1/schema")
+	if err != nil {
+		return err
+	}
+	var schema struct {
+		Classes []struct{ Class string }
+	}
+	err = json.NewDecoder(resp.Body).Decode(&schema)
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	for _, cl := range schema.Classes {
+		req, _ := http.NewRequest("DELETE", s.URL+"/v1/schema/"+cl.Class, nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("deleting collection %s: HTTP %d", cl.Class, resp.StatusCode)
+		}
+	}
+	return nil
+}
+
+// Cluster starts n nodes that form one cluster (Raft voters, one gossip
+// ring), for t alone; they stop when the test ends. env adds environment
+// variables (WEAVIATE_GSE_CH=false starts faster).
+func Cluster(t testing.TB, n int, env ...string) []*Server {
+	t.Helper()
+	Binary(t)
+	servers, err := startNodes(script(t), n, env...)
+	for _, s := range servers {
+		t.Cleanup(func() { s.Stop(); os.RemoveAll(s.Dir) })
+	}
+	if err != nil {
+		t.Fatalf("starting Weaviate: %v", err)
+	}
+	return servers
+}
+
+// startNodes starts n nodes of one cluster in temporary directories.
+// Each stops by itself when this process exits (weaviate.sh watches it).
+func startNodes(sh string, n int, env ...string) ([]*Server, error) {
 	servers := make([]*Server, n)
 	var join []string
 	for i := range servers {
-		port := freePorts(t)
-		s := &Server{Port: port, URL: fmt.Sprintf("http://127.0.0.1:%d", port), Node: fmt.Sprintf("node%d", i+1), t: t}
+		port, err := freePorts()
+		if err != nil {
+			return nil, err
+		}
+		s := &Server{Port: port, URL: fmt.Sprintf("http://127.0.0.1:%d", port), Node: fmt.Sprintf("node%d", i+1), script: sh}
 		dir, err := os.MkdirTemp("", "git-kb-weaviate-")
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		s.Dir = dir
 		servers[i] = s
 		join = append(join, fmt.Sprintf("%s:%d", s.Node, port+4))
-		t.Cleanup(func() { s.Stop(); os.RemoveAll(dir) })
 	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -143,7 +224,7 @@ func Cluster(t testing.TB, n int, env ...string) []*Server {
 			defer wg.Done()
 			cmd := exec.Command("bash", sh, "start", s.Dir, strconv.Itoa(s.Port), s.Node)
 			cmd.Env = append(os.Environ(), "WEAVIATE_JOIN="+strings.Join(join, ","), "WEAVIATE_BOOTSTRAP="+strconv.Itoa(n),
-				"WEAVIATE_READY_TIMEOUT=180")
+				"WEAVIATE_READY_TIMEOUT=180", "WEAVIATE_PARENT_PID="+strconv.Itoa(os.Getpid()))
 			cmd.Env = append(cmd.Env, env...)
 			if i > 0 {
 				cmd.Env = append(cmd.Env, fmt.Sprintf("WEAVIATE_GOSSIP_JOIN=127.0.0.1:%d", servers[0].Port+2))
@@ -160,16 +241,20 @@ func Cluster(t testing.TB, n int, env ...string) []*Server {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			t.Fatalf("starting Weaviate: %v", err)
+			for _, s := range servers {
+				s.Stop()
+				os.RemoveAll(s.Dir)
+			}
+			return servers, err
 		}
 	}
-	return servers
+	return servers, nil
 }
 
 // Stop stops the node (and waits for it to exit).
 func (s *Server) Stop() {
 	s.stop.Do(func() {
-		exec.Command("bash", script(s.t), "stop", s.Dir).Run()
+		exec.Command("bash", s.script, "stop", s.Dir).Run()
 	})
 }
 
