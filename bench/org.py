@@ -128,18 +128,26 @@ HYBRID_VARIANTS = [
 DEFAULT_VARIANTS = [("local", False, [], None), ("org", True, [], "local")]
 
 
-def query_figures(kb, queries_dir, corpora, variants=DEFAULT_VARIANTS):
+def query_figures(kb, queries_dir, corpora, variants=DEFAULT_VARIANTS, baseline=None):
+    if baseline:
+        variants = variants + [("org_old", True, [], "local")]
     for name, repo, qfile in corpora:
         qs = load(os.path.join(queries_dir, qfile))
         ms = {v[0]: [] for v in variants}
         rows = {v[0]: [] for v in variants}
         overlap = {v[0]: [] for v in variants if v[3]}
         modes = {v[0]: set() for v in variants}
-        for q in qs:
+        for qi, q in enumerate(qs):
             got = {}
-            for vname, org, flags, ref in variants:
+            # Local search first (the others are compared with it); the
+            # --org variants in rotating order, so that none is always
+            # the first to find Weaviate's caches warm.
+            orgs = [v for v in variants if v[1]]
+            orgs = orgs[qi % len(orgs):] + orgs[:qi % len(orgs)] if orgs else []
+            for vname, org, flags, ref in [v for v in variants if not v[1]] + orgs:
                 query = q["query"] + (" repo:" + name if org else "")  # --org narrowed to this repository
-                out, t = timed([kb, "search"] + (["--org"] if org else []) + flags + ["--json", "-n", "10", query], repo)
+                bin_ = baseline if vname == "org_old" else kb
+                out, t = timed([bin_, "search"] + (["--org"] if org else []) + flags + ["--json", "-n", "10", query], repo)
                 got[vname] = paths(out)
                 r = json.loads(out)
                 modes[vname].add(r.get("mode", "") + ("/" + r["fusion"] if r.get("fusion") else ""))
@@ -155,9 +163,13 @@ def query_figures(kb, queries_dir, corpora, variants=DEFAULT_VARIANTS):
             fig[vname + "_recall10"], fig[vname + "_mrr10"] = rec, mrr
             if ref:
                 fig[vname + "_top10_overlap"] = round(statistics.mean(overlap[vname]), 3)
-            if variants is not DEFAULT_VARIANTS:
+            if flags_of(variants, vname):
                 fig[vname + "_modes"] = sorted(modes[vname])
         print(json.dumps(fig), flush=True)
+
+
+def flags_of(variants, vname):
+    return next(v[2] for v in variants if v[0] == vname)
 
 
 def scale_figures(kb, queries_dir, name, repo, qfile, copies, nq, url):
@@ -218,6 +230,7 @@ def main():
     ap.add_argument("--use", action="append", default=[],
                     help="NAME=DIR=SET.jsonl: a repository already published (kb.org.* set in DIR, kb.org.repo NAME): "
                          "the query figures (and with --copies > 1 the scale figures of the first) on its server; none started")
+    ap.add_argument("--baseline", help="another git-kb binary whose --org is measured beside --kb's, in the same run")
     ap.add_argument("--hybrid", action="store_true",
                     help="embed with the hash embedder (kb.embed.provider hash) and measure local lexical and hybrid "
                          "search beside --org lexical, hybrid with our fusion (rrf) and with Weaviate's")
@@ -227,7 +240,7 @@ def main():
     work = tempfile.mkdtemp(prefix="gitkb-org-")
     if a.use:
         used = [u.split("=") for u in a.use]
-        query_figures(kb, a.queries_dir, used, variants)
+        query_figures(kb, a.queries_dir, used, variants, a.baseline and os.path.abspath(a.baseline))
         if a.copies > 1:
             name, repo, qfile = used[0]
             url = sh(["git", "config", "kb.org.url"], repo).stdout.strip()
@@ -267,7 +280,7 @@ def main():
                               "written": st["written"], "seconds": round(ms / 1000, 1),
                               "chunks_per_s": round(st["written"] / (ms / 1000), 1),
                               "republish_written": again["written"], "republish_seconds": round(ms2 / 1000, 2)}), flush=True)
-        query_figures(kb, a.queries_dir, corpora, variants)
+        query_figures(kb, a.queries_dir, corpora, variants, a.baseline and os.path.abspath(a.baseline))
         if corpora and a.copies > 1:
             name, repo, qfile = corpora[0]
             scale_figures(kb, a.queries_dir, name, repo, qfile, a.copies, a.scale_queries, url)

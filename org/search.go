@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
+	"golang.org/x/sync/errgroup"
 )
 
 func strfmtUUID(s string) strfmt.UUID { return strfmt.UUID(s) }
@@ -133,15 +135,8 @@ func (c *Client) Search(ctx context.Context, q Query) ([]Hit, error) {
 // chunkFields are what an org search reads of a chunk: where it is, its
 // terms, its file's metadata, and with text what it says.
 func chunkFields(text bool) []graphql.Field {
-	var out []graphql.Field
-	for _, p := range []string{pRepo, pRemote, pCommit, pBlob, pPath, pOrdinal, pStart, pEnd, pTitle, pHeading,
-		pLang, pTags, pOwner, pSymbols, pBody, pHeadTerms, pPathTerms, pSymTerms, pBodyLen, pFileLen, pFileMeta} {
-		out = append(out, graphql.Field{Name: p})
-	}
-	if text {
-		out = append(out, graphql.Field{Name: pText})
-	}
-	return out
+	return fieldsOf(text, pRepo, pRemote, pCommit, pBlob, pPath, pOrdinal, pStart, pEnd, pTitle, pHeading,
+		pLang, pTags, pOwner, pSymbols, pBody, pHeadTerms, pPathTerms, pSymTerms, pBodyLen, pFileLen, pFileMeta)
 }
 
 // ChunkRef names one published chunk.
@@ -323,13 +318,75 @@ func (c *Client) getOne(ctx context.Context, get *graphql.GetBuilder) (*models.G
 }
 
 // FileChunks are the chunks of files that hold any of terms (chunkTerms),
-// with everything published of them (the text only if asked): the evidence an org search ranks
-// its candidate files by, as local search ranks a file by its chunks
-// that match.
+// with everything published of them (the text only if asked): the
+// evidence an org search ranks its candidate files by, as local search
+// ranks a file by its chunks that match.
+//
+// A chunk row carries what is the chunk's own (where it is, its terms),
+// and each file's fields (commit, title, language, front-matter, kind,
+// MinHash, lengths) are read once, from its first chunk, beside them:
+// on Go's source they were a fifth of what every row of a candidate's
+// dozens of chunks weighed. The files are asked for in groups of
+// filesPerRequest, in parallel requests (Weaviate answers each on its
+// own core).
 func (c *Client) FileChunks(ctx context.Context, files []FileRef, terms []string, text bool) ([]Chunk, error) {
 	if len(files) == 0 || len(terms) == 0 {
 		return nil, nil
 	}
+	var groups [][]FileRef
+	for i := 0; i < len(files); i += filesPerRequest {
+		groups = append(groups, files[i:min(len(files), i+filesPerRequest)])
+	}
+	has := filters.Where().WithPath([]string{pChunkTerms}).WithOperator(filters.ContainsAny).WithValueText(terms...)
+	first := filters.Where().WithPath([]string{pOrdinal}).WithOperator(filters.Equal).WithValueInt(0)
+	rows := make([][]Hit, len(groups))
+	heads := make([][]Hit, len(groups))
+	var g errgroup.Group
+	g.SetLimit(maxParallel)
+	for i, fs := range groups {
+		where := entriesWhere(fs)
+		g.Go(func() error {
+			get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(maxFileChunks).WithWhere(and(where, has)).WithFields(chunkOwnFields(text)...)
+			var err error
+			rows[i], err = c.readChunks(ctx, "reading the candidates' chunks", get)
+			return err
+		})
+		g.Go(func() error {
+			get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(len(fs)).WithWhere(and(where, first)).WithFields(fileFields()...)
+			var err error
+			heads[i], err = c.readChunks(ctx, "reading the candidates' files", get)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	type fileKey struct{ repo, blob, path string }
+	head := map[fileKey]*Chunk{}
+	for _, hs := range heads {
+		for i := range hs {
+			h := &hs[i].Chunk
+			head[fileKey{h.Repo, h.Blob, h.Path}] = h
+		}
+	}
+	var out []Chunk
+	for _, hs := range rows {
+		for _, h := range hs {
+			ch := h.Chunk
+			f := head[fileKey{ch.Repo, ch.Blob, ch.Path}]
+			if f == nil {
+				continue // deleted between the two reads: a publish ran
+			}
+			ch.Remote, ch.Commit, ch.Title, ch.Lang, ch.Owner, ch.Tags = f.Remote, f.Commit, f.Title, f.Lang, f.Owner, f.Tags
+			ch.FileLen, ch.File = f.FileLen, f.File
+			out = append(out, ch)
+		}
+	}
+	return out, nil
+}
+
+// entriesWhere selects the chunks of files.
+func entriesWhere(files []FileRef) *filters.WhereBuilder {
 	byRepo := map[string][]string{}
 	var repos []string
 	for _, f := range files {
@@ -342,19 +399,40 @@ func (c *Client) FileChunks(ctx context.Context, files []FileRef, terms []string
 	for _, r := range repos {
 		or = append(or, and(eq(pRepo, r), filters.Where().WithPath([]string{pEntry}).WithOperator(filters.ContainsAny).WithValueText(byRepo[r]...)))
 	}
-	where := or[0]
-	if len(or) > 1 {
-		where = filters.Where().WithOperator(filters.Or).WithOperands(or)
+	if len(or) == 1 {
+		return or[0]
 	}
-	where = and(where, filters.Where().WithPath([]string{pChunkTerms}).WithOperator(filters.ContainsAny).WithValueText(terms...))
-	get := c.c.GraphQL().Get().WithClassName(c.class).WithLimit(maxFileChunks).WithWhere(where).WithFields(chunkFields(text)...)
-	hits, err := c.readChunks(ctx, "reading the candidates' chunks", get)
-	out := make([]Chunk, len(hits))
-	for i, h := range hits {
-		out[i] = h.Chunk
-	}
-	return out, err
+	return filters.Where().WithOperator(filters.Or).WithOperands(or)
 }
+
+// chunkOwnFields are a chunk's own fields (FileChunks), fileFields its
+// file's, read from the file's first chunk.
+func chunkOwnFields(text bool) []graphql.Field {
+	return fieldsOf(text, pRepo, pBlob, pPath, pOrdinal, pStart, pEnd, pHeading, pSymbols, pBody, pHeadTerms, pPathTerms, pSymTerms, pBodyLen)
+}
+
+func fileFields() []graphql.Field {
+	return fieldsOf(false, pRepo, pBlob, pPath, pRemote, pCommit, pTitle, pLang, pTags, pOwner, pFileLen, pFileMeta)
+}
+
+func fieldsOf(text bool, props ...string) []graphql.Field {
+	out := make([]graphql.Field, 0, len(props)+1)
+	for _, p := range props {
+		out = append(out, graphql.Field{Name: p})
+	}
+	if text {
+		out = append(out, graphql.Field{Name: pText})
+	}
+	return out
+}
+
+// filesPerRequest is how many candidate files one FileChunks request
+// asks for, and maxParallel how many requests an org search has in
+// flight at once.
+const (
+	filesPerRequest = 40
+	maxParallel     = 4
+)
 
 // maxFileChunks bounds FileChunks' answer (Weaviate's default maximum
 // result count).
@@ -370,55 +448,81 @@ type Corpus struct {
 
 // Corpus reads the statistics of the repositories f selects (its repo:
 // and -repo: only: statistics are those of whole repositories, as local
-// search's are the whole view's under path: filters) for terms, in one
-// request.
+// search's are the whole view's under path: filters) for terms: the
+// statistics objects, and two counts per term (its chunks and its
+// files), termsPerRequest terms to a request, the requests in parallel.
+// Weaviate resolves one request's counts one after the other, each
+// ~50-100 ms on Go's source; four requests beside each other measured
+// 2.8 s -> 0.8 s for 16 terms (loaded 2-core machine).
 func (c *Client) Corpus(ctx context.Context, f Filter, terms []string) (*Corpus, error) {
 	repos := Filter{Repos: f.Repos, NotRepos: f.NotRepos}.where()
-	var q strings.Builder
-	fmt.Fprintf(&q, "{Get{%s(limit:10000,%s){repo repoStats}}", c.class, and(repos, eq(pEntry, statsEntry)).String())
-	if len(terms) > 0 {
-		q.WriteString("Aggregate{")
-		for i, t := range terms {
-			for _, p := range []string{pChunkTerms, pFileTerms} {
-				w := and(repos, filters.Where().WithPath([]string{p}).WithOperator(filters.Equal).WithValueText(t))
-				fmt.Fprintf(&q, "%s%d:%s(%s){meta{count}} ", p[:1], i, c.class, w.String())
-			}
-		}
-		q.WriteString("}")
-	}
-	q.WriteString("}")
 	out := &Corpus{Repos: map[string]RepoStats{}, DF: map[string]int{}, FileDF: map[string]int{}}
-	err := c.call(ctx, "reading the collection's statistics", func(ctx context.Context) error {
-		var r struct {
-			Get map[string][]struct {
-				Repo      string
-				RepoStats string
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(maxParallel)
+	g.Go(func() error {
+		q := fmt.Sprintf("{Get{%s(limit:10000,%s){repo repoStats}}}", c.class, and(repos, eq(pEntry, statsEntry)).String())
+		return c.call(ctx, "reading the collection's statistics", func(ctx context.Context) error {
+			var r struct {
+				Get map[string][]struct {
+					Repo      string
+					RepoStats string
+				}
 			}
-			Aggregate map[string][]struct {
-				Meta struct{ Count int } `json:"meta"`
+			if err := c.rawQuery(ctx, q, &r); err != nil {
+				return err
 			}
-		}
-		if err := c.rawQuery(ctx, q.String(), &r); err != nil {
-			return err
-		}
-		for _, o := range r.Get[c.class] {
-			var st RepoStats
-			if json.Unmarshal([]byte(o.RepoStats), &st) == nil {
-				out.Repos[o.Repo] = st
+			mu.Lock()
+			defer mu.Unlock()
+			for _, o := range r.Get[c.class] {
+				var st RepoStats
+				if json.Unmarshal([]byte(o.RepoStats), &st) == nil {
+					out.Repos[o.Repo] = st
+				}
 			}
-		}
-		for i, t := range terms {
-			for _, g := range r.Aggregate[fmt.Sprintf("c%d", i)] {
-				out.DF[t] += g.Meta.Count
-			}
-			for _, g := range r.Aggregate[fmt.Sprintf("f%d", i)] {
-				out.FileDF[t] += g.Meta.Count
-			}
-		}
-		return nil
+			return nil
+		})
 	})
-	return out, err
+	for lo := 0; lo < len(terms); lo += termsPerRequest {
+		part := terms[lo:min(len(terms), lo+termsPerRequest)]
+		g.Go(func() error {
+			var q strings.Builder
+			q.WriteString("{Aggregate{")
+			for i, t := range part {
+				for _, p := range []string{pChunkTerms, pFileTerms} {
+					w := and(repos, filters.Where().WithPath([]string{p}).WithOperator(filters.Equal).WithValueText(t))
+					fmt.Fprintf(&q, "%s%d:%s(%s){meta{count}} ", p[:1], i, c.class, w.String())
+				}
+			}
+			q.WriteString("}}")
+			return c.call(ctx, "reading the collection's statistics", func(ctx context.Context) error {
+				var r struct {
+					Aggregate map[string][]struct {
+						Meta struct{ Count int } `json:"meta"`
+					}
+				}
+				if err := c.rawQuery(ctx, q.String(), &r); err != nil {
+					return err
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				for i, t := range part {
+					for _, g := range r.Aggregate[fmt.Sprintf("c%d", i)] {
+						out.DF[t] += g.Meta.Count
+					}
+					for _, g := range r.Aggregate[fmt.Sprintf("f%d", i)] {
+						out.FileDF[t] += g.Meta.Count
+					}
+				}
+				return nil
+			})
+		})
+	}
+	return out, g.Wait()
 }
+
+// termsPerRequest is how many terms' counts one Corpus request asks for.
+const termsPerRequest = 4
 
 // FilesWith counts, for each of terms, the files of the repositories f
 // selects (its repo: and -repo: only, as Corpus) that hold it in a chunk
