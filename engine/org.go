@@ -907,11 +907,23 @@ func (k *Engine) orgDenseScope(corpus *org.Corpus, f org.Filter, qv []float32) (
 // chunks by Weaviate's BM25F, at most orgCandidateFiles(K) of them.
 // Measured on docs-dev and polaris-dev (bench/org.py), top-10 overlap
 // with local search: 60 files .947/.900 (400 chunks), 100 files
-// .990/.965; 40 files .840 on polaris. More chunks at 60 files did not
-// help (1000: .850 on polaris without the doubled words).
-const orgCandidateChunks = 400
+// .990/.965; 40 files .840 on polaris. On Go's source 100 files fell
+// short (code-dev .875): Weaviate's BM25F counts every added word in
+// full where local search discounts them, and ranks chunks where local
+// search also ranks each file as a whole, so files local search ranks in
+// its top 10 lay beyond the 100th (median the 238th). The share of local search's top 10 among the candidates,
+// per pool (chunks / files; code-dev, code-more, docs-dev, polaris-dev):
+// 400/100 .875 .879 .997 .970, 1000/150 .915 .888 .993 .990, 600/150
+// .945 .935 .997 .990, 1000/200 .950 .946 .997 1.0. Weighting Weaviate's
+// query as local search weighs its terms (own words 5 times, glossary
+// words 4, dictionary words 2) named fewer (400/100: .830 on code-dev),
+// as did ranking files by the sum of their chunks' scores (2000 chunks,
+// 100 files: .845). 600
+// chunks and 150 files: top-10 overlap .94 on code-dev (.88 before, same
+// run), docs .997 and polaris .99 (.997 and .97).
+const orgCandidateChunks = 600
 
-func orgCandidateFiles(k int) int { return 5*k + 50 }
+func orgCandidateFiles(k int) int { return 10*k + 50 }
 
 // orgDenseChunks is how many chunks the vector side asks Weaviate for:
 // as deep as local search's vector list goes into fusion.
