@@ -203,6 +203,11 @@ func TestExpandParaphrase(t *testing.T) {
 	if n != 2 {
 		t.Errorf("服务器 gains %d expansions, want the glossary's and the paraphrase table's: %+v", n, exps)
 	}
+	for _, e := range Expand("为什么服务器起不来，怎么办", nil) {
+		if e.Source == SourceParaphrase && (e.From == "为什么" || e.From == "怎么办") {
+			t.Errorf("a question word gained %+v: question words ask, they say nothing the answer says", e)
+		}
+	}
 	exps = Expand("栈不够用时扩容", nil)
 	if e := find(exps, "不够"); e == nil || e.Source != SourceCEDICT || e.To[0] != "enough" {
 		t.Errorf("不够: %+v, want enough (cedict) as without paraphrases", exps)
