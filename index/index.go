@@ -1014,6 +1014,10 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 	r.header.UniqueTerm = uint32(len(seen))
 	if fileKind(text) == store.KindAPISpec { // more telling than "generated"
 		r.meta.Kind = store.KindAPISpec
+		if spec, ok := embeddedSpec(text); ok && doc.Lang != "json" && doc.Lang != "yaml" {
+			// The spec's own words, not its generator's wrapper: see embeddedSpec.
+			bodyTerms = distinct(an.Terms(spec))
+		}
 	}
 	r.meta.MinHash = minHash(bodyTerms)
 	if doc.Lang == "markdown" {

@@ -80,6 +80,44 @@ func TestHubSpecAndDuplicates(t *testing.T) {
 	}
 }
 
+// swag's real output (v1.16.4, from handlers annotated in Chinese) for
+// two APIs of one repository: each API's docs.go, swagger.json and
+// swagger.yaml take one place together, and the two APIs stay two. The
+// Go rendering wraps the spec in its generator's code, which a small
+// spec does not outweigh: its MinHash is taken over the spec alone.
+func TestSwagRenderingsFold(t *testing.T) {
+	fx := func(name string) string { return rankingFixture(t, filepath.Join("swag", name)) }
+	dir := gittest.New(t, map[string]string{
+		"docs/docs.go":             fx("shop-docs.go.txt"),
+		"docs/swagger.json":        fx("shop-swagger.json"),
+		"docs/swagger.yaml":        fx("shop-swagger.yaml"),
+		"admin/docs/docs.go":       fx("admin-docs.go.txt"),
+		"admin/docs/swagger.json":  fx("admin-swagger.json"),
+		"internal/service/user.go": fx("user-service.go.txt"),
+	})
+	for _, q := range []string{"创建用户时校验手机号格式", "删除用户时吊销令牌", "接口 返回 用户 角色"} {
+		r := searchJSON(t, dir, q)
+		ps := paths(r)
+		places := map[string]int{}
+		for _, x := range r.Results {
+			if d := filepath.Dir(x.Path); strings.HasSuffix(d, "docs") {
+				places[d]++
+				if want := map[string]int{"docs": 2, "admin/docs": 1}[d]; len(x.AlsoAt) != want {
+					t.Errorf("%q: %s also at %v, want its %d other renderings", q, x.Path, x.AlsoAt, want)
+				}
+			}
+		}
+		for d, n := range places {
+			if n > 1 {
+				t.Errorf("%q: the spec in %s takes %d places: %v", q, d, n, ps)
+			}
+		}
+		if q != "接口 返回 用户 角色" && (len(ps) == 0 || ps[0] != "internal/service/user.go") {
+			t.Errorf("%q: want the service first, got %v", q, ps)
+		}
+	}
+}
+
 // API docs built in code (every route's Chinese summary in a string)
 // rank below the handler whose comments explain it; --ranking -hub
 // shows the string-table prior is what puts them there.
