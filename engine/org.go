@@ -639,7 +639,7 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		}
 		corpus, corpusErr = c.Corpus(ctx, f, dfTerms)
 		lap("org: statistics", t0)
-		if corpusErr == nil && dfTerms != nil {
+		if corpusErr == nil && dfTerms != nil && corpus.Unavailable == "" {
 			t0 := time.Now()
 			corpusErr = orgCommonFileDF(ctx, c, f, sreq, corpus)
 			lap("org: statistics of common words", t0)
@@ -762,8 +762,10 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 			if corpus, err = c.Corpus(ctx, f, terms); err != nil {
 				return nil, err
 			}
-			if err = orgCommonFileDF(ctx, c, f, req, corpus); err != nil {
-				return nil, err
+			if corpus.Unavailable == "" {
+				if err = orgCommonFileDF(ctx, c, f, req, corpus); err != nil {
+					return nil, err
+				}
 			}
 			lap("org: statistics again", t0)
 		}
@@ -805,8 +807,18 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		}
 	}
 	inLinks, err := c.InLinks(ctx, pages)
+	if org.CountsUnavailable(err) {
+		// Counted as a page no other links to: no overview prior.
+		degraded = append(degraded, "links between pages not counted, so no overview prior: "+err.Error())
+		inLinks, err = nil, nil
+	}
 	if err != nil {
 		return nil, err
+	}
+	if corpus != nil && corpus.Unavailable != "" {
+		// The searcher counts each term's document frequency among the
+		// chunks it was given instead: the collection's are unknown.
+		degraded = append(degraded, "the org collection's document frequencies could not be counted, so results are ranked by the candidates' own ("+corpus.Unavailable+"): a replicated collection with a node down")
 	}
 	lap("org: links", t0)
 	t0 = time.Now()

@@ -936,6 +936,51 @@ func TestOrgQuerySecretRedacted(t *testing.T) {
 	}
 }
 
+// TestOrgCountsUnavailable: a replicated collection with a node down
+// refuses Weaviate's aggregations (they read at a quorum of each shard,
+// and shards then resolve to quorums of one and of two), while searches
+// read at consistency ONE. --org still answers, ranked by the
+// candidates' own counts, and says so. The node down is played by a
+// proxy that answers every aggregation with Weaviate's error
+// (bench/weaviate_cluster.sh stops a real node).
+func TestOrgCountsUnavailable(t *testing.T) {
+	srv := orgtest.Start(t)
+	ctx := context.Background()
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(b), "Aggregate") && strings.Contains(string(b), "meta") && !strings.Contains(string(b), "Not") {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"data":{},"errors":[{"message":"inconsistent consistency levels: shard A resolved to 1, shard B resolved to 2"}]}`)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	docFiles := map[string]string{
+		"runbooks/rollback.md": "# 发布回滚\n\n发布失败后，先回滚到上一个版本，再排查原因。\n",
+		"runbooks/oncall.md":   "# 值班\n\n值班同学负责告警响应。\n",
+	}
+	k, dir := orgEngine(t, docFiles, srv.URL, "kb.org.repo", "team/docs")
+	if _, err := k.Publish(ctx, PublishRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, dir, "config", "kb.org.url", proxy.URL)
+	k = reopen(t, dir)
+	r, err := k.OrgSearch(ctx, OrgSearchRequest{Query: "发布失败 回滚", K: 4, Mode: search.ModeLexical})
+	if err != nil || len(r.Results) == 0 || r.Results[0].Path != "runbooks/rollback.md" {
+		t.Fatalf("org search with the counts refused: %v %+v", err, r)
+	}
+	if !strings.Contains(r.Degraded, "document frequencies could not be counted") {
+		t.Errorf("degraded does not say the counts were refused: %q", r.Degraded)
+	}
+}
+
 // recordingProxy is a proxy in front of the Weaviate at backend that records
 // every request (URL and body); sent returns them.
 func recordingProxy(t *testing.T, backend string) (proxyURL string, sent func() []string) {

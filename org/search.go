@@ -444,6 +444,20 @@ const maxFileChunks = 10000
 type Corpus struct {
 	Repos      map[string]RepoStats
 	DF, FileDF map[string]int
+	// Unavailable, when set, says why the document frequencies could not
+	// be counted (DF and FileDF are then empty): a replicated collection
+	// with a node down (CountsUnavailable).
+	Unavailable string
+}
+
+// CountsUnavailable reports whether err is Weaviate refusing to count
+// because a replica is down. Its aggregations read at the default
+// consistency (a quorum of each shard's replicas) and take no other: with
+// one node of three down and two replicas, shards resolve to quorums of
+// one and of two, and Weaviate refuses the mix ("inconsistent consistency
+// levels"). Searches (Get) read at ONE then (getOne).
+func CountsUnavailable(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "consistency level")
 }
 
 // Corpus reads the statistics of the repositories f selects (its repo:
@@ -461,7 +475,7 @@ func (c *Client) Corpus(ctx context.Context, f Filter, terms []string) (*Corpus,
 	var g errgroup.Group
 	g.SetLimit(maxParallel)
 	g.Go(func() error {
-		q := fmt.Sprintf("{Get{%s(limit:10000,%s){repo repoStats}}}", c.class, and(repos, eq(pEntry, statsEntry)).String())
+		q := fmt.Sprintf("{Get{%s(limit:10000,%%s%s){repo repoStats}}}", c.class, and(repos, eq(pEntry, statsEntry)).String())
 		return c.call(ctx, "reading the collection's statistics", func(ctx context.Context) error {
 			var r struct {
 				Get map[string][]struct {
@@ -469,7 +483,15 @@ func (c *Client) Corpus(ctx context.Context, f Filter, terms []string) (*Corpus,
 					RepoStats string
 				}
 			}
-			if err := c.rawQuery(ctx, q, &r); err != nil {
+			err := c.rawQuery(ctx, fmt.Sprintf(q, ""), &r)
+			if err != nil && ctx.Err() == nil {
+				// As getOne: a replicated collection with a node down
+				// answers at consistency ONE.
+				if c.rawQuery(ctx, fmt.Sprintf(q, "consistencyLevel:ONE,"), &r) == nil {
+					err = nil
+				}
+			}
+			if err != nil {
 				return err
 			}
 			mu.Lock()
@@ -483,9 +505,11 @@ func (c *Client) Corpus(ctx context.Context, f Filter, terms []string) (*Corpus,
 			return nil
 		})
 	})
+	var counts errgroup.Group
+	counts.SetLimit(maxParallel)
 	for lo := 0; lo < len(terms); lo += termsPerRequest {
 		part := terms[lo:min(len(terms), lo+termsPerRequest)]
-		g.Go(func() error {
+		counts.Go(func() error {
 			var q strings.Builder
 			q.WriteString("{Aggregate{")
 			for i, t := range part {
@@ -518,7 +542,16 @@ func (c *Client) Corpus(ctx context.Context, f Filter, terms []string) (*Corpus,
 			})
 		})
 	}
-	return out, g.Wait()
+	cerr := counts.Wait()
+	if err := g.Wait(); err != nil {
+		return out, err
+	}
+	if CountsUnavailable(cerr) {
+		out.DF, out.FileDF = map[string]int{}, map[string]int{}
+		out.Unavailable = firstLine(cerr.Error())
+		return out, nil
+	}
+	return out, cerr
 }
 
 // termsPerRequest is how many terms' counts one Corpus request asks for.
