@@ -13,11 +13,12 @@ import (
 // Quality floors on the development query sets (issues 13, 19): a change
 // that makes offline search worse on them fails here. The floors sit a
 // little below what was measured when they were last raised (shared and
-// testdata/eval sets together: docs MRR@10 0.725, Hit@10 0.905; Go code
-// 0.715, 0.889; polaris 0.597, 0.836), to allow for small reorderings,
-// not for a regression.
+// testdata/eval sets together: docs MRR@10 0.787, Hit@10 0.940 (with the
+// paraphrase table and the reference prior); Go code 0.715, 0.889;
+// polaris 0.597, 0.836), to allow for small reorderings, not for a
+// regression.
 var qualityFloors = map[string]struct{ mrr, hit10 float64 }{
-	"docs":    {0.70, 0.88},
+	"docs":    {0.76, 0.91},
 	"code":    {0.68, 0.86},
 	"polaris": {0.56, 0.80},
 }
