@@ -17,7 +17,7 @@ var zhDigit = map[rune]int{'零': 0, '一': 1, '二': 2, '两': 2, '三': 3, '�
 // the counts ops questions give: 三副本, 两节点), with Go's spelling of a
 // duration of n of them (nil for none).
 var durationUnits = []struct {
-	zh string
+	zh     string
 	goForm func(n int) string
 }{
 	{"分钟", func(n int) string { return strconv.Itoa(n) + "m0s" }},
