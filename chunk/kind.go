@@ -477,14 +477,8 @@ const (
 func referencePage(text string) bool {
 	heads, code := 0, 0
 	fence := ""
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
-		s := strings.TrimLeft(line, " ")
+	for line := range strings.Lines(text) {
+		s := strings.TrimLeft(strings.TrimSuffix(line, "\n"), " ")
 		if f := fenceOf(s); f != "" {
 			switch {
 			case fence == "":
