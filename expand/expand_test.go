@@ -318,6 +318,18 @@ func TestNumbers(t *testing.T) {
 		{"三副本里坏了两节点", map[string]string{"三副本": "3 副本", "两节点": "2 节点"}},
 		{"这一点十分重要", nil},
 		{"一下子就好了", nil},
+		// The tail of a longer numeral is not a number of its own: 一百二十秒
+		// is 120 seconds, not 20; 一百零五分钟 105 minutes; 一点五小时 1.5
+		// hours; 几十秒 some tens of seconds.
+		{"超时一百二十秒", nil},
+		{"等了一百零五分钟", nil},
+		{"三千五百秒", nil},
+		{"一点五小时", nil},
+		{"几十秒", nil},
+		{"〇五分钟", nil},
+		{"一亿亿", nil},
+		{"两千万分钟", nil},
+		{"〇", nil},
 	} {
 		got := map[string]string{}
 		for _, m := range numbers([]rune(tc.text)) {

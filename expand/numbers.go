@@ -58,6 +58,14 @@ func zhNumber(rs []rune) (int, int) {
 	return n, i
 }
 
+// numeralPart are the characters a numeral read here must not follow: it
+// would be the tail of a longer number (一百二十秒 is 120 seconds, not
+// 20; 一百零五, 一点五 1.5, 几十 "some tens"), which zhNumber does not read.
+var numeralPart = map[rune]bool{
+	'零': true, '〇': true, '一': true, '二': true, '两': true, '三': true, '四': true, '五': true, '六': true, '七': true, '八': true, '九': true,
+	'十': true, '百': true, '千': true, '万': true, '亿': true, '点': true, '几': true,
+}
+
 // numbers finds numerals with a unit in rs, a run of Han characters: a
 // numeral inside a longer one (the 五 of 十五) is not read again, and a
 // numeral with no unit (十分 "very") is no number.
@@ -65,10 +73,10 @@ func numbers(rs []rune) []hanMatch {
 	var out []hanMatch
 	for i := 0; i < len(rs); i++ {
 		n, l := zhNumber(rs[i:])
-		if l == 0 || i > 0 && (zhDigit[rs[i-1]] > 0 || rs[i-1] == '十') {
+		if l == 0 || i > 0 && numeralPart[rs[i-1]] {
 			continue
 		}
-		rest := string(rs[i+l:])
+		rest := string(rs[i+l : min(len(rs), i+l+2)]) // the units are at most two characters
 		for _, u := range durationUnits {
 			if !strings.HasPrefix(rest, u.zh) {
 				continue
