@@ -130,7 +130,12 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 			if hits, err = s.refine(wide, all); err != nil {
 				return nil, err
 			}
-			resp.Degraded = fmt.Sprintf("no file holds %s as written: these results hold its words", quoteAll(req.Parsed.Phrases))
+			why := fmt.Sprintf("no file holds %s as written: these results hold its words", quoteAll(req.Parsed.Phrases))
+			if resp.Degraded != "" {
+				// The vector side's notice (no embedder, vectors missing) stays.
+				why = resp.Degraded + "; " + why
+			}
+			resp.Degraded = why
 		}
 		lap("filter", t0)
 	}

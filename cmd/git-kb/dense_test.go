@@ -153,6 +153,11 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 	if r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "no vectors") || len(r.Results) == 0 {
 		t.Fatalf("search before vectors: mode %s degraded %q", r.Mode, r.Degraded)
 	}
+	// A phrase no file holds falls back to its words: its notice joins
+	// the vector side's, not replaces it.
+	if r := searchJSON(t, dir, `"打满 连接池" 连接池`); !strings.Contains(r.Degraded, "no vectors") || !strings.Contains(r.Degraded, "as written") {
+		t.Errorf("phrase fallback before vectors: degraded %q", r.Degraded)
+	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", "kb", "embed-breaker.json")); err == nil {
 		t.Fatalf("a query vector nobody used opened the breaker")
 	}
