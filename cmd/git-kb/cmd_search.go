@@ -45,8 +45,10 @@ character pairs), not semantic. If the endpoint fails, or the commit has
 no vectors yet, search answers lexically and says so ("degraded" in --json).
 
 Query language (--literal turns it off):
-  "exact phrase"      chunks containing the words in this order
-  -word  -"a phrase"  leave out chunks containing it
+  "exact phrase"      chunks containing the words in this order (if none
+                      does, its words are ranked and "degraded" says so)
+  -word  -"a phrase"  leave out chunks containing it; a flag (--follow, or
+                      -race in a Chinese question) is a word; -"race" excludes it
   path:docs/**/*.md   only files matching the glob (dir/, *.go, a/**/b)
   -path:test/         leave out files matching (a directory, *_test.go, ...)
   lang:go             only files of that language (markdown, go, python, ...)
