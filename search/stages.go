@@ -1059,8 +1059,18 @@ func (q *query) writtenNames() []string {
 // asks for that entry; one that names something else (only_full_group_by
 // beside the entry tidb_enable_new_only_full_group_by_check) does not.
 func (s *Searcher) namesEntry(f *fileHits, names []string) bool {
-	if len(names) == 0 || len(f.hits) == 0 || s.DB == nil {
+	if len(names) == 0 || len(f.hits) == 0 {
 		return false
+	}
+	if s.DB == nil {
+		// An org search: its candidates' metadata came with the overlay
+		// (headings included); there is no index to read others from.
+		s.metaMu.Lock()
+		_, ok := s.metas[f.entry.Blob]
+		s.metaMu.Unlock()
+		if !ok {
+			return false
+		}
 	}
 	_, cm, ok, err := s.blobChunk(f.entry.Blob, int(f.hits[0].chunk-f.entry.First))
 	if err != nil || !ok {
