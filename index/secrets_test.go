@@ -15,6 +15,7 @@ import (
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
@@ -91,8 +92,17 @@ func TestSecretsRedactedAtIndexTime(t *testing.T) {
 	if hasPosting(keyID) {
 		t.Errorf("the access key id %s has postings", keyID)
 	}
-	if hasPosting(body) {
-		t.Errorf("the key body has postings")
+	// Only the body's own terms say whether it was indexed: a random
+	// "Md" in the base64 meets key.md's path term (a 1% flake).
+	rest := map[string]bool{}
+	for _, w := range an.Terms("key.md notes.md Deploy The deploy key: Rotate it yearly. Notes Our access key id is (rotated in May). " +
+		secrets.Marker("private-key") + secrets.Marker("aws-access-key")) {
+		rest[w] = true
+	}
+	for _, w := range an.Terms(body) {
+		if !rest[w] && hasPosting(w) {
+			t.Errorf("the key body's term %q has postings", w)
+		}
 	}
 	if !hasPosting("rotated") || !hasPosting("redacted") {
 		t.Errorf("the rest of the text, and the marker, should be searchable")
