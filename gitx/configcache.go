@@ -36,8 +36,9 @@ import (
 // read can depend on the branch or a remote), when any GIT_CONFIG*
 // variable is set (git -c, GIT_CONFIG_GLOBAL, ...), when a value comes
 // from a file outside that list, when a file changed while git read it,
-// or when the kb directory does not exist (the cache does not create
-// it). Any failure of the cache itself falls back to
+// when the section holds a credential (a key ending apiKey, token,
+// password or secret: no copy of it in the repository), or when the kb
+// directory does not exist (the cache does not create it). Any failure of the cache itself falls back to
 // ConfigEntries.
 func (r *Repo) ConfigEntriesCached(ctx context.Context, section string) ([]ConfigEntry, error) {
 	if !cacheableEnv() {
@@ -233,6 +234,9 @@ func (r *Repo) fillConfigCache(ctx context.Context, section, dir, path string, k
 		}
 		if strings.HasPrefix(e.Key, section+".") {
 			es = append(es, e)
+			if secretKey(e.Key) {
+				cacheable = false // no copy of a credential (kb.org.apiKey in ~/.gitconfig) in the repository
+			}
 		}
 	}
 	if !cacheable {
@@ -261,6 +265,19 @@ func (r *Repo) fillConfigCache(ctx context.Context, section, dir, path string, k
 		os.Remove(tmp.Name())
 	}
 	return es, nil
+}
+
+// secretKey says a setting holds a credential (an API key, a token, a
+// password): its value is not copied into the cache, so such a
+// configuration is read from git every time.
+func secretKey(key string) bool {
+	last := strings.ToLower(key[strings.LastIndexByte(key, '.')+1:])
+	for _, w := range []string{"apikey", "token", "password", "secret"} {
+		if strings.Contains(last, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func sameSums(a, b map[string]string) bool {

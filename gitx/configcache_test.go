@@ -251,3 +251,39 @@ func TestConfigCachePerWorktree(t *testing.T) {
 		}
 	}
 }
+
+// A section that holds a credential is never copied into the cache (a
+// key set in ~/.gitconfig would otherwise sit in the repository's .git),
+// and is read from git every time; without it the cache serves again.
+func TestConfigCacheKeepsNoCredential(t *testing.T) {
+	hermeticConfig(t)
+	dir := gittest.New(t, map[string]string{"a.md": "# A\n"})
+	os.MkdirAll(filepath.Join(dir, ".git", "kb"), 0o755)
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitConfig(t, dir, "kb.mode", "lexical")
+	gitConfig(t, dir, "--global", "kb.org.apiKey", "sk-not-for-the-cache")
+	cachedAsGit(t, r, miss, "first")
+	cachedAsGit(t, r, miss, "second: a credential, not cached")
+	filepath.WalkDir(r.KBDir(), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "sk-not-for-the-cache") {
+				t.Errorf("%s holds the key", p)
+			}
+		}
+		return nil
+	})
+	gitConfig(t, dir, "--global", "--unset", "kb.org.apiKey")
+	cachedAsGit(t, r, miss, "key gone")
+	cachedAsGit(t, r, hit, "cached again")
+	for _, k := range []string{"kb.org.apiKey", "kb.embed.apikey", "kb.mcp.token", "kb.x.password"} {
+		if !secretKey(k) {
+			t.Errorf("secretKey(%s) = false", k)
+		}
+	}
+	if secretKey("kb.embed.model") {
+		t.Errorf("secretKey(kb.embed.model) = true")
+	}
+}
