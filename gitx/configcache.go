@@ -62,7 +62,7 @@ func (r *Repo) ConfigEntriesCached(ctx context.Context, section string) ([]Confi
 var configListed, configHits atomic.Int64
 
 // configCacheVersion changes when the cache's format or its rules do.
-const configCacheVersion = 1
+const configCacheVersion = 2
 
 // configKey is what a cached answer was for: the repository, the section,
 // where git finds the global files and which git answered.
@@ -240,6 +240,7 @@ func (r *Repo) fillConfigCache(ctx context.Context, section, dir, path string, k
 		}
 	}
 	if !cacheable {
+		os.Remove(path) // an older answer (one holding a credential, from before it was one) goes too
 		return es, nil
 	}
 	after, ok := sums(files)

@@ -264,6 +264,8 @@ func TestConfigCacheKeepsNoCredential(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitConfig(t, dir, "kb.mode", "lexical")
+	cachedAsGit(t, r, miss, "before the key")
+	cachedAsGit(t, r, hit, "before the key, cached")
 	gitConfig(t, dir, "--global", "kb.org.apiKey", "sk-not-for-the-cache")
 	cachedAsGit(t, r, miss, "first")
 	cachedAsGit(t, r, miss, "second: a credential, not cached")
@@ -271,6 +273,9 @@ func TestConfigCacheKeepsNoCredential(t *testing.T) {
 		if err == nil && !d.IsDir() {
 			if b, _ := os.ReadFile(p); strings.Contains(string(b), "sk-not-for-the-cache") {
 				t.Errorf("%s holds the key", p)
+			}
+			if strings.HasSuffix(filepath.Dir(p), filepath.Join("cache", "config")) {
+				t.Errorf("%s: the answer from before the key stayed", p)
 			}
 		}
 		return nil
