@@ -83,8 +83,13 @@ func Dial(cfg Config) (*Client, error) {
 		return nil, errors.New("no org endpoint: set kb.org.url (git config kb.org.url http://weaviate.internal:8080)")
 	}
 	u, err := url.Parse(cfg.URL)
+	if err == nil && u.User != nil {
+		// Weaviate authenticates with an API key; a password in the URL
+		// would only be echoed in error messages (Redacted: not here either).
+		return nil, fmt.Errorf("kb.org.url %s holds a user name or password: Weaviate takes an API key, set GIT_KB_ORG_API_KEY (or kb.org.apiKey) and drop it from the URL", u.Redacted())
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("kb.org.url %q: want http://host:port or https://host", cfg.URL)
+		return nil, errors.New("kb.org.url: want http://host:port or https://host (git config kb.org.url http://weaviate.internal:8080)")
 	}
 	class := cfg.Collection
 	if class == "" {

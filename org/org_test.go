@@ -45,6 +45,13 @@ func TestDialRefuses(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", cfg, err, want)
 		}
 	}
+	// A password in the URL is refused without being echoed.
+	if _, err := Dial(Config{URL: "http://bob:s3cret@weaviate:8080"}); err == nil || !strings.Contains(err.Error(), "GIT_KB_ORG_API_KEY") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("userinfo in kb.org.url: %v", err)
+	}
+	if _, err := Dial(Config{URL: "http://bob:s3cret@[::1"}); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("an unparsable URL with a password: %v", err)
+	}
 	if _, err := Dial(Config{URL: "http://127.0.0.1:1"}); err != nil {
 		t.Errorf("Dial touched the network or refused a good URL: %v", err)
 	}
