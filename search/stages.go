@@ -130,12 +130,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 			if hits, err = s.refine(wide, all); err != nil {
 				return nil, err
 			}
-			why := fmt.Sprintf("no file holds %s as written: these results hold its words", quoteAll(req.Parsed.Phrases))
-			if resp.Degraded != "" {
-				// The vector side's notice (no embedder, vectors missing) stays.
-				why = resp.Degraded + "; " + why
+			if len(hits) > 0 { // else the other filters left nothing: not the phrase's doing
+				why := fmt.Sprintf("no file holds %s as written: these results hold its words", quoteAll(req.Parsed.Phrases))
+				if resp.Degraded != "" {
+					// The vector side's notice (no embedder, vectors missing) stays.
+					why = resp.Degraded + "; " + why
+				}
+				resp.Degraded = why
 			}
-			resp.Degraded = why
 		}
 		lap("filter", t0)
 	}

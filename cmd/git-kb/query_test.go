@@ -32,6 +32,9 @@ func TestQueryLanguage(t *testing.T) {
 		!strings.Contains(strings.Join(paths(r), ","), "docs/runbook/rollback.md") {
 		t.Errorf("a phrase no file holds: degraded %q, %v", r.Degraded, paths(r))
 	}
+	if r := searchJSON(t, dir, `"版本 稳定" 回滚 tag:no-such-tag`); r.Degraded != "" || len(r.Results) != 0 {
+		t.Errorf("other filters left nothing: no results and no phrase notice, got %q %v", r.Degraded, paths(r))
+	}
 	if r := searchJSON(t, dir, `"回滚到上一个稳定版本"`); r.Degraded != "" {
 		t.Errorf("a phrase a file holds: degraded %q", r.Degraded)
 	}
