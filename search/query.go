@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/git-kb/git-kb/segment"
 )
 
 // Query is a parsed query: free text ranked by BM25 (and vectors), plus
@@ -83,6 +85,7 @@ func ParseQuery(raw string) (*Query, error) {
 		return nil, err
 	}
 	q := &Query{Raw: raw}
+	han := segment.HanBytes(raw) > 0 // a Chinese question: its -flag words are words (below)
 	var text []string
 	s := raw
 	i := 0
@@ -161,7 +164,7 @@ func ParseQuery(raw string) (*Query, error) {
 			// --follow) is what a question quotes, not a word it leaves
 			// out: in a question with Chinese words, and always with two
 			// dashes. -"word" excludes such a word.
-			if flagRE.MatchString(word) && (strings.HasPrefix(word, "-") || hasHan(raw)) {
+			if flagRE.MatchString(word) && (strings.HasPrefix(word, "-") || han) {
 				text = append(text, s[start:j])
 				continue
 			}
@@ -217,16 +220,6 @@ func ParseQuery(raw string) (*Query, error) {
 // flagRE matches what follows the first dash of a command-line flag:
 // fuzz, -race, run=TestX, count=1.
 var flagRE = regexp.MustCompile(`^-?[A-Za-z][A-Za-z0-9_.-]*(=\S*)?$`)
-
-// hasHan says whether s holds a Chinese character.
-func hasHan(s string) bool {
-	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
-			return true
-		}
-	}
-	return false
-}
 
 func unquote(s string) string {
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
