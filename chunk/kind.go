@@ -472,43 +472,29 @@ const (
 )
 
 // referencePage reports whether a Markdown text is a reference page:
-// its section headings (level 2 and deeper, outside code fences) mostly
-// start with a code span.
+// its section headings (level 2 and deeper, outside code fences, as
+// splitMarkdown reads them) mostly start with a code span.
 func referencePage(text string) bool {
 	heads, code := 0, 0
 	fence := ""
 	for line := range strings.Lines(text) {
-		s := strings.TrimLeft(strings.TrimSuffix(line, "\n"), " ")
-		if f := fenceOf(s); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(s, fence):
+		t := strings.TrimSpace(line)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
 				fence = ""
 			}
 			continue
 		}
-		if fence != "" || !strings.HasPrefix(s, "##") {
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
 			continue
 		}
-		h := strings.TrimLeft(s, "#")
-		if h == "" || h[0] != ' ' && h[0] != '\t' {
-			continue
-		}
-		heads++
-		if strings.HasPrefix(strings.TrimSpace(h), "`") {
-			code++
+		if level, title := atxHeading(strings.TrimLeft(line, " ")); level >= 2 && title != "" {
+			heads++
+			if title[0] == '`' {
+				code++
+			}
 		}
 	}
 	return heads >= refMinHeadings && float64(code) >= refCodeShare*float64(heads)
-}
-
-// fenceOf is the fence a Markdown line opens or closes (``` or ~~~), or "".
-func fenceOf(s string) string {
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(s, f) {
-			return f
-		}
-	}
-	return ""
 }
