@@ -95,10 +95,11 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 		}
 	}
 	for _, run := range runs {
-		for _, m := range paraphrases([]rune(run)) {
+		rs := []rune(run)
+		for _, m := range paraphrases(rs) {
 			add(m.word, m.value, SourceParaphrase)
 		}
-		for _, m := range numbers([]rune(run)) {
+		for _, m := range numbers(rs) {
 			add(m.word, m.value, SourceParaphrase)
 		}
 	}
