@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/git-kb/git-kb/gitx"
@@ -131,7 +132,7 @@ func indexAfterLast(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, 
 	}
 	tm.since("plan", t0)
 	if err == nil && plan != nil && plan.baseCommit == last {
-		if todo, _, _ := blobsToRead(plan.add, plan.headers); equalHashes(todo, rd.todo) {
+		if todo, _, _ := blobsToRead(plan.add, plan.headers); slices.Equal(todo, rd.todo) {
 			st.Base, st.ChangedFiles = plan.baseCommit.String(), plan.changed
 			st.BlobsNew, st.ReadAhead = len(todo), true
 			return true, rd.write(ctx, db, o, tm, st, commit, tree, plan.add, plan.headers, f, plan)
@@ -145,16 +146,4 @@ func indexAfterLast(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, 
 	}
 	*st = saved
 	return false, nil
-}
-
-func equalHashes(a, b []gitx.Hash) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
