@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,7 +245,7 @@ func (r *Repo) fillConfigCache(ctx context.Context, section, dir, path string, k
 		return es, nil
 	}
 	after, ok := sums(files)
-	if !ok || !sameSums(before, after) {
+	if !ok || !maps.Equal(before, after) {
 		return es, nil
 	}
 	if fi, err := os.Stat(r.KBDir()); err != nil || !fi.IsDir() {
@@ -279,16 +280,4 @@ func secretKey(key string) bool {
 		}
 	}
 	return false
-}
-
-func sameSums(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
