@@ -78,17 +78,6 @@ func TestReadAhead(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, want := viewContent(t, repo, rev), viewContent(t, fresh, rev)
-		if len(want) < 1000 {
-			t.Fatalf("only %d facts in the view of %s", len(want), rev)
-		}
-		for k, w := range want {
-			if got[k] != w {
-				t.Fatalf("%s: %q is %q built commit by commit, %q rebuilt", rev, k, got[k], w)
-			}
-		}
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d facts built commit by commit, %d rebuilt", rev, len(got), len(want))
-		}
+		sameView(t, repo, fresh, rev, rev, "built commit by commit")
 	}
 }

@@ -50,6 +50,25 @@ func realFiles(t *testing.T) map[string]string {
 // testMaxSize leaves big.txt out (and every real file in).
 const testMaxSize = 200 << 10
 
+// sameView fails t unless the view of rev built in repo holds the same
+// facts (at least 1000 of them) as the one rebuilt in fresh; label and
+// how name the case and the way repo's view was built.
+func sameView(t *testing.T, repo, fresh *gitx.Repo, rev, label, how string) {
+	t.Helper()
+	got, want := viewContent(t, repo, rev), viewContent(t, fresh, rev)
+	if len(want) < 1000 {
+		t.Fatalf("only %d facts in the view of %s", len(want), rev)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Fatalf("%s: %q is %q %s, %q rebuilt", label, k, got[k], how, w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d facts %s, %d rebuilt", label, len(got), how, len(want))
+	}
+}
+
 // viewContent is what search sees of a commit's view, independent of
 // segment ids and chunk ordinals: the view's totals and files, and per
 // live chunk (named blob:i) its body length and every term's frequencies.
@@ -218,18 +237,7 @@ func TestIncrementalViewEqualsRebuild(t *testing.T) {
 			if _, err := Run(ctx, fresh, Options{Rev: rev, MaxFileSize: testMaxSize}); err != nil {
 				t.Fatal(err)
 			}
-			got, want := viewContent(t, repo, rev), viewContent(t, fresh, rev)
-			if len(want) < 1000 {
-				t.Fatalf("only %d facts in the view of %s", len(want), rev)
-			}
-			for k, w := range want {
-				if got[k] != w {
-					t.Fatalf("seed %d, %s: %q is %q built incrementally, %q rebuilt", seed, rev[:8], k, got[k], w)
-				}
-			}
-			if len(got) != len(want) {
-				t.Fatalf("seed %d, %s: %d facts built incrementally, %d rebuilt", seed, rev[:8], len(got), len(want))
-			}
+			sameView(t, repo, fresh, rev, fmt.Sprintf("seed %d, %s", seed, rev[:8]), "built incrementally")
 		}
 	}
 }
