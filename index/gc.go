@@ -22,8 +22,15 @@ type GCOptions struct {
 	QueryCacheAge time.Duration
 	QueryModel    string
 	DryRun        bool
-	Wait          time.Duration
-	OnWait        func(what string)
+	// Auto drops only what an upgrade of git-kb leaves: the records of
+	// older pipeline versions (and the segments no view of this one
+	// uses). Every view of this pipeline stays, whatever the commit, and
+	// nothing is done when there are no older records or when a newer
+	// git-kb uses the index too (Skipped says why). KeepRecent and
+	// KeepTags do not apply; the query cache is left alone.
+	Auto   bool
+	Wait   time.Duration
+	OnWait func(what string)
 }
 
 // GCReport is what gc did.
@@ -34,6 +41,8 @@ type GCReport struct {
 	QueryBytesFreed   int64    `json:"query_cache_bytes_freed"`
 	DamagedDropped    int      `json:"damaged_stores_dropped"` // moved aside by a rebuild over DamagedKeep ago
 	DryRun            bool     `json:"dry_run,omitempty"`
+	// Skipped says why an Auto collection did nothing.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // GC drops derived data that no retained view uses, and compacts the
@@ -82,6 +91,9 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 		return nil, err
 	}
 	defer db.Close()
+	if o.Auto {
+		return autoGC(db, rep, o.DryRun)
+	}
 	refs, exists, err := refsInGit(ctx, repo, db)
 	if err != nil {
 		return nil, err
@@ -110,6 +122,31 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	rep.GCStats = *st
 	rep.DamagedDropped = pruneDamaged(repo, o.DryRun)
 	rep.QueryFilesDropped, rep.QueryBytesFreed = pruneQueryCache(filepath.Join(kbDir, "cache", "query"), o.QueryModel, o.QueryCacheAge, o.DryRun)
+	return rep, nil
+}
+
+// autoGC drops older pipelines' records and keeps every view of this
+// one (GCOptions.Auto).
+func autoGC(db *store.DB, rep *GCReport, dryRun bool) (*GCReport, error) {
+	older, newer, err := db.OtherPipelines(PipelineVersion)
+	switch {
+	case err != nil:
+		return nil, err
+	case newer:
+		rep.Skipped = "a newer git-kb also uses this index: run git kb gc with the newest one"
+		return rep, nil
+	case !older:
+		rep.Skipped = "no data of an older git-kb version"
+		return rep, nil
+	}
+	st, err := db.GC(PipelineVersion, func(r store.Ref) bool {
+		rep.Kept = append(rep.Kept, hex.EncodeToString(r.Commit[:]))
+		return true
+	}, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	rep.GCStats = *st
 	return rep, nil
 }
 

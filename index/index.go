@@ -92,6 +92,14 @@ type Stats struct {
 	Embed *EmbedStats `json:"embed,omitempty"`
 	// EmbedBackground says embedding was handed to a background process.
 	EmbedBackground bool `json:"embed_background,omitempty"`
+	// OlderPipelines says this run rebuilt the index for this git-kb's
+	// pipeline while an older git-kb's records are still in it, never
+	// to be read again (a whole index after an upgrade), and kb.gc.auto
+	// is on: GC with Auto drops them (the engine starts it in the
+	// background). False when a newer git-kb uses this index too.
+	OlderPipelines bool `json:"older_pipelines,omitempty"`
+	// GCBackground says a `git kb gc --auto` was started for them.
+	GCBackground bool `json:"gc_background,omitempty"`
 }
 
 type timer struct {
@@ -342,6 +350,12 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 
 	t0 = time.Now()
+	// A rebuild from scratch is what a new pipeline version takes: say
+	// whether an older one's records are left to drop.
+	if set.GCAuto {
+		older, newer, err := db.OtherPipelines(PipelineVersion)
+		st.OlderPipelines = err == nil && older && !newer
+	}
 	segs, err := db.Segments()
 	if err == nil {
 		var headers map[store.SHA]store.BlobHeader

@@ -47,6 +47,9 @@ type Settings struct {
 	// GCKeepRecent, GCKeepTags: kb.gc.keepRecent, kb.gc.keepTags.
 	GCKeepRecent int
 	GCKeepTags   bool
+	// GCAuto is kb.gc.auto (on unless set false): an index run that
+	// rebuilt for a new pipeline version starts `git kb gc --auto`.
+	GCAuto bool
 	// ShareRemote is kb.share.remote ("" : origin).
 	ShareRemote string
 	// Org is kb.org.*: the organisation's Weaviate index.

@@ -49,7 +49,7 @@ func TestDefaults(t *testing.T) {
 	_, _, r := repo(t)
 	s := load(t, r, noEnv)
 	want := Settings{
-		MaxFileSize: 1 << 20, IndexMemoryMB: 512, StaleAfter: 365 * 24 * time.Hour, Priors: true, Expand: true,
+		MaxFileSize: 1 << 20, IndexMemoryMB: 512, StaleAfter: 365 * 24 * time.Hour, Priors: true, Expand: true, GCAuto: true,
 		ContextRatios: [3]float64{0.6, 0.35, 0.05}, GCKeepRecent: 5, MCPTokenFrom: "kb.mcp.token",
 		Embed:  Embed{BatchSize: 32, Concurrency: 2, MaxRetries: 5, Timeout: time.Minute, QueryTimeout: 1500 * time.Millisecond, Cooldown: time.Minute},
 		Chat:   Chat{Timeout: 2 * time.Minute, MaxRetries: 3},

@@ -19,10 +19,13 @@ type GCStats struct {
 	SegmentsDropped  int `json:"segments_dropped"`
 	// DeadChunks are chunks of kept segments that no kept view uses: their
 	// postings stay until their whole segment goes (or a rebuild).
-	DeadChunks  int   `json:"dead_chunks_in_kept_segments"`
-	KeysDeleted int   `json:"keys_deleted"`
-	BytesBefore int64 `json:"bytes_before"`
-	BytesAfter  int64 `json:"bytes_after"`
+	DeadChunks int `json:"dead_chunks_in_kept_segments"`
+	// OtherPipelineFiles counts the file records of other pipeline
+	// versions dropped (BlobsDropped counts this pipeline's).
+	OtherPipelineFiles int   `json:"other_pipeline_files,omitempty"`
+	KeysDeleted        int   `json:"keys_deleted"`
+	BytesBefore        int64 `json:"bytes_before"`
+	BytesAfter         int64 `json:"bytes_after"`
 }
 
 // GC deletes the refs that keep rejects and every piece of derived data
@@ -108,6 +111,9 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 			case len(k) >= 2 && k[1] != '/' && (k[0] == 'v' || k[0] == 'o' || k[0] == 'b' || k[0] == 'c' || k[0] == 'p' || k[0] == 'l'):
 				if k[1] != pv {
 					drop = true // another pipeline's data: never read again
+					if k[0] == 'b' {
+						st.OtherPipelineFiles++
+					}
 					break
 				}
 				switch k[0] {
@@ -202,4 +208,43 @@ func (d *DB) Compact() error {
 			return err
 		}
 	}
+}
+
+// OtherPipelines says whether the database holds records of pipeline
+// versions below pv (an older git-kb's, which this one never reads again:
+// an upgrade leaves a whole index of them behind) or above it (a newer
+// git-kb uses this index too, and what it wrote is not ours to judge).
+// It seeks to the edges of the view and blob records, so it costs a few
+// reads whatever the index holds.
+func (d *DB) OtherPipelines(pv byte) (older, newer bool, err error) {
+	err = d.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+		defer it.Close()
+		// A record of another kind may share the first letter, with '/'
+		// second ("s/", "r/"): no pipeline byte, skipped.
+		first := func(kind byte, from byte) (byte, bool) {
+			for it.Seek([]byte{kind, from}); it.Valid(); it.Next() {
+				k := it.Item().Key()
+				if len(k) < 2 || k[0] != kind {
+					return 0, false
+				}
+				if k[1] != '/' {
+					return k[1], true
+				}
+			}
+			return 0, false
+		}
+		for _, kind := range []byte{'v', 'b'} {
+			if p, ok := first(kind, 0); ok && p < pv {
+				older = true
+			}
+			if pv < 0xff {
+				if _, ok := first(kind, pv+1); ok {
+					newer = true
+				}
+			}
+		}
+		return nil
+	})
+	return older, newer, err
 }

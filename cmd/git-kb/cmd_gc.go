@@ -31,12 +31,20 @@ document embeddings stay (keyed by text, they make re-indexing cheap).
 Then the database is compacted and the space freed is reported.
 
 It waits for running index and embedding runs and holds them off while it
-works; searches wait for it. --dry-run only counts.`,
+works; searches wait for it. --dry-run only counts.
+
+--auto drops only what an upgrade of git-kb leaves behind: the data of older
+index pipeline versions, which the new version rebuilt and never reads again.
+Every indexed commit's view stays. git kb index starts it in the background
+after such a rebuild (log: .git/kb/gc.log) unless kb.gc.auto is false; it
+does nothing when there is nothing of an older version, or when a newer
+git-kb uses the same index.`,
 		Flags: []cli.Flag{
 			jsonFlag, quietFlag,
 			&cli.IntFlag{Name: "keep-recent", Value: -1, Usage: "also keep the N most recently indexed commits (default kb.gc.keepRecent or 5)"},
 			&cli.BoolFlag{Name: "tags", Usage: "also keep the views of tagged commits (default kb.gc.keepTags)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would be dropped, change nothing"},
+			&cli.BoolFlag{Name: "auto", Usage: "drop only older git-kb versions' index data, keep every view (what git kb index starts after an upgrade)"},
 		},
 		Action: func(c *cli.Context) error {
 			repo, err := openRepo(e)
@@ -47,7 +55,12 @@ works; searches wait for it. --dry-run only counts.`,
 			if err != nil {
 				return err
 			}
-			o := index.GCOptions{KeepRecent: set.GCKeepRecent, KeepTags: c.Bool("tags") || set.GCKeepTags, DryRun: c.Bool("dry-run"), Wait: lockWait}
+			o := index.GCOptions{KeepRecent: set.GCKeepRecent, KeepTags: c.Bool("tags") || set.GCKeepTags, DryRun: c.Bool("dry-run"), Auto: c.Bool("auto"), Wait: lockWait}
+			if o.Auto {
+				// Started by an index run that may still be embedding:
+				// wait as long as a run can reasonably take.
+				o.Wait = autoGCWait
+			}
 			if c.Int("keep-recent") >= 0 {
 				o.KeepRecent = c.Int("keep-recent")
 			}
@@ -70,6 +83,18 @@ works; searches wait for it. --dry-run only counts.`,
 			if rep.DryRun {
 				verb = "would drop"
 			}
+			if o.Auto {
+				if rep.Skipped != "" {
+					fmt.Fprintf(e.Stdout, "nothing to do: %s\n", rep.Skipped)
+					return nil
+				}
+				fmt.Fprintf(e.Stdout, "kept every indexed commit's view (%d); %s an older git-kb version's index data (%d files, %d segments, %d keys)\n",
+					rep.RefsKept, verb, rep.OtherPipelineFiles, rep.SegmentsDropped, rep.KeysDeleted)
+				if !rep.DryRun {
+					fmt.Fprintf(e.Stdout, "index: %s -> %s (freed %s) in %.1fs\n", humanBytes(rep.BytesBefore), humanBytes(rep.BytesAfter), humanBytes(max(0, rep.BytesBefore-rep.BytesAfter)), time.Since(t0).Seconds())
+				}
+				return nil
+			}
 			fmt.Fprintf(e.Stdout, "kept %d indexed commits; %s %d (%d views, %d files, %d segments, %d keys)\n",
 				rep.RefsKept, verb, rep.RefsDropped, rep.ViewsDropped, rep.BlobsDropped, rep.SegmentsDropped, rep.KeysDeleted)
 			if rep.DeadChunks > 0 {
@@ -88,6 +113,10 @@ works; searches wait for it. --dry-run only counts.`,
 		},
 	}
 }
+
+// autoGCWait is how long gc --auto waits for the index and embedding runs
+// (the one that started it may still be embedding) and for searches.
+const autoGCWait = 30 * time.Minute
 
 // pulledSample is how many files of each pulled view doctor re-analyses:
 // a fraction of a second, and a bad import rarely spares them all.

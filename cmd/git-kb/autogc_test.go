@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/store"
+)
+
+// plantPipeline writes a one-file view of HEAD at pipeline pv into dir's
+// index, as a git-kb of that pipeline version would have: what an
+// upgrade (pv older) or a newer git-kb on the same repository (pv newer)
+// leaves in the database.
+func plantPipeline(t *testing.T, dir string, pv byte) {
+	t.Helper()
+	sha := func(rev string) store.SHA {
+		var s store.SHA
+		if _, err := hex.Decode(s[:], []byte(gittest.Git(t, dir, "rev-parse", rev))); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	commit, tree, blob := sha("HEAD"), sha("HEAD^{tree}"), sha("HEAD:guide.md")
+	db, err := store.Open(context.Background(), filepath.Join(dir, ".git", "kb", "db"), store.Options{Pipeline: int(pv)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	seg, first, err := db.AllocSegment(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch(pv)
+	if err := b.Postings("熔断", seg, store.EncodePostings([]store.Posting{{Chunk: first, TF: [store.NumFields]uint16{1}}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Blob(blob, store.BlobHeader{Seg: seg, First: first, N: 1}, &store.BlobMeta{Lang: "markdown"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	v := &store.View{Created: time.Now(), Chunks: 1, Entries: []store.ViewEntry{{Path: "guide.md", Blob: blob, Seg: seg, First: first, N: 1}}, Stats: store.ViewStats{Files: 1, Indexed: 1}}
+	if err := db.Publish(pv, &store.Segment{ID: seg, First: first, N: 1}, tree, v, store.Ref{Commit: commit, Tree: tree, Indexed: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func otherPipelines(t *testing.T, dir string) (older, newer bool) {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(dir, ".git", "kb", "db"), store.Options{ReadOnly: true, Wait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	older, newer, err = db.OtherPipelines(index.PipelineVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return older, newer
+}
+
+// TestUpgradeDropsOlderPipelineInBackground: after an upgrade of git-kb,
+// the first index run rebuilds for the new pipeline and starts git kb gc
+// --auto in the background (the real binary: a detached process), which
+// drops the older version's records and keeps the new view.
+func TestUpgradeDropsOlderPipelineInBackground(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"guide.md": "# 熔断\n\n熔断阈值的配置说明。\n"})
+	plantPipeline(t, dir, index.PipelineVersion-1)
+	if older, _ := otherPipelines(t, dir); !older {
+		t.Fatal("planted records not seen")
+	}
+	var st index.Stats
+	out := kbBin(t, dir, "index", "--json")
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !st.OlderPipelines || !st.GCBackground {
+		t.Fatalf("rebuild after an upgrade: older_pipelines %v, gc_background %v\n%s", st.OlderPipelines, st.GCBackground, out)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if older, _ := otherPipelines(t, dir); !older {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dir, ".git", "kb", "gc.log"))
+			t.Fatalf("the older pipeline's records are still there after 60 s; gc.log:\n%s", log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The log is written when the background run ends; the records go
+	// before it does.
+	for time.Now().Before(deadline) {
+		if log, _ := os.ReadFile(filepath.Join(dir, ".git", "kb", "gc.log")); strings.Contains(string(log), "freed") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, ".git", "kb", "gc.log"))
+	if !strings.Contains(string(log), "an older git-kb version's index data") || !strings.Contains(string(log), "freed") {
+		t.Errorf("gc.log:\n%s", log)
+	}
+	if r := searchJSON(t, dir, "--no-index", "熔断阈值"); len(r.Results) == 0 || r.Results[0].Path != "guide.md" {
+		t.Errorf("search after the background gc: %+v", r.Results)
+	}
+	// Nothing older is left: the next rebuild starts nothing.
+	var again index.GCReport
+	kbJSON(t, dir, &again, "gc", "--auto", "--json")
+	if again.Skipped == "" || again.KeysDeleted != 0 {
+		t.Errorf("second gc --auto: %+v", again)
+	}
+}
+
+// TestAutoGCLeavesANewerGitKBsData: when a newer git-kb uses the same
+// index, --auto drops nothing (its records are not ours to judge), and
+// kb.gc.auto false keeps an index run from asking for it at all.
+func TestAutoGCLeavesANewerGitKBsData(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"guide.md": "# 熔断\n\n熔断阈值的配置说明。\n"})
+	plantPipeline(t, dir, index.PipelineVersion+1)
+	if st := indexJSON(t, dir); st.OlderPipelines || st.GCBackground {
+		t.Errorf("newer data only: %+v", st)
+	}
+	var rep index.GCReport
+	kbJSON(t, dir, &rep, "gc", "--auto", "--json")
+	if !strings.Contains(rep.Skipped, "newer") || rep.KeysDeleted != 0 {
+		t.Errorf("gc --auto beside a newer git-kb: %+v", rep)
+	}
+	if _, newer := otherPipelines(t, dir); !newer {
+		t.Error("the newer git-kb's records went")
+	}
+
+	dir2 := gittest.New(t, map[string]string{"guide.md": "# 熔断\n\n熔断阈值的配置说明。\n"})
+	gittest.Git(t, dir2, "config", "kb.gc.auto", "false")
+	plantPipeline(t, dir2, index.PipelineVersion-1)
+	if st := indexJSON(t, dir2); st.OlderPipelines || st.GCBackground {
+		t.Errorf("kb.gc.auto false: %+v", st)
+	}
+	if older, _ := otherPipelines(t, dir2); !older {
+		t.Error("kb.gc.auto false: the older records went")
+	}
+}
