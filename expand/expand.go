@@ -104,6 +104,9 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 		}
 	}
 	for _, w := range latinWords(text) {
+		if segment.IsStop(w) {
+			continue // the analyzer drops it (my of MySQL, how, can): no term to stand beside
+		}
 		if v, ok := lookup(glossaryEn, w); ok {
 			add(w, v, SourceGlossary)
 		} else if v, ok := lookup(cedictEn, w); ok {

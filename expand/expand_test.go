@@ -115,6 +115,17 @@ func TestExpandEnglishToChinese(t *testing.T) {
 	if got := latinWords("retryCount max_conn X"); !reflect.DeepEqual(got, []string{"retry", "count", "max", "conn"}) {
 		t.Errorf("latinWords: %v", got)
 	}
+	// Stop words the analyzer drops get no translations: "how" and
+	// "my" (MySQL's part, CC-CEDICT's 小的) would stand beside no term
+	// of the question, and only add noise in Chinese text.
+	for _, w := range []string{"how", "to", "a", "my"} {
+		if e := find(Expand("how to connect to MySQL from a Go app", nil), w); e != nil {
+			t.Errorf("stop word expanded: %+v", e)
+		}
+	}
+	if e := find(Expand("how to connect to MySQL from a Go app", nil), "sql"); e == nil {
+		t.Error("MySQL's sql lost its expansion")
+	}
 	if len(Expand("", nil)) != 0 || len(Expand("，。！", nil)) != 0 {
 		t.Errorf("empty text expanded")
 	}
