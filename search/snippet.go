@@ -70,7 +70,7 @@ func highlight(rs []Result, terms []string) {
 	for i, r := range rs {
 		snippets[i] = r.Snippet
 	}
-	an := segment.Tiny().For(snippets)
+	an := segment.Tiny().ForMatch(snippets, useful)
 	for i := range rs {
 		rs[i].Highlights = an.Match(rs[i].Snippet, useful).Words
 	}

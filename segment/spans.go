@@ -56,6 +56,73 @@ func (a *Analyzer) For(texts []string) *Analyzer {
 	return &Analyzer{pre: loadTable().tinySegmenter(a.vocab, strs), runs: runs, vocab: a.vocab}
 }
 
+// ForMatch is For for Match(text, terms) of each of texts: its dictionary
+// holds the words of only those Chinese runs that hold one of terms, the
+// only runs Match cuts (see matchSpans). Highlighting a docs search's
+// snippets cut some 3,000 characters to mark a few words; each of their
+// first characters' dictionary pages was a page fault.
+func (a *Analyzer) ForMatch(texts, terms []string) *Analyzer {
+	if a.full || a.pre != nil {
+		return a
+	}
+	want := wantSet(terms)
+	runs := map[string]bool{}
+	var strs []string
+	for _, text := range texts {
+		_, rs := wordSpans(text)
+		for _, r := range rs {
+			if s := Normalize(text[r.start:r.end]); !runs[s] && holdsAny(s, want) {
+				runs[s] = true
+				strs = append(strs, s)
+			}
+		}
+	}
+	if len(strs) == 0 {
+		return a
+	}
+	return &Analyzer{pre: loadTable().tinySegmenter(a.vocab, strs), runs: runs, vocab: a.vocab}
+}
+
+// wantSet is the terms as Match looks them up: lower-cased, normalized.
+func wantSet(terms []string) map[string]bool {
+	want := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		if t != "" {
+			want[strings.ToLower(Normalize(t))] = true
+		}
+	}
+	return want
+}
+
+// holdsAny reports whether one of want is a substring of the normalized
+// Chinese run s. Every term a run is cut into (a word gse finds, or a
+// word inside one) is a substring of it, so a run holding none of want
+// has no span Match would mark.
+func holdsAny(s string, want map[string]bool) bool {
+	for t := range want {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchSpans is Spans(text) less the spans of the Chinese runs that hold
+// none of want: those Match would compare with want and drop.
+func (a *Analyzer) matchSpans(text string, want map[string]bool) []Span {
+	spans, runs := wordSpans(text)
+	kept := runs[:0]
+	for _, r := range runs {
+		if holdsAny(Normalize(text[r.start:r.end]), want) {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) > 0 {
+		spans = a.appendHanSpans(spans, text, kept)
+	}
+	return spans
+}
+
 // wordSpans cuts the words and identifiers of text as Spans does, and
 // returns the Han runs between them, to be cut by a dictionary.
 func wordSpans(text string) ([]Span, []hanRun) {
@@ -229,18 +296,24 @@ type Matches struct {
 // term of two or more characters wherever it is written. A Latin term is
 // never found inside a word it is merely a substring of.
 func (a *Analyzer) Match(text string, terms []string) Matches {
+	return a.match(text, terms, true)
+}
+
+// match is Match; with skip false it cuts all of text's Chinese runs,
+// as it did before matchSpans (the tests compare the two).
+func (a *Analyzer) match(text string, terms []string, skip bool) Matches {
 	var m Matches
 	if len(terms) == 0 || text == "" {
 		return m
 	}
 	found := map[string]bool{}
-	want := make(map[string]bool, len(terms))
-	for _, t := range terms {
-		if t != "" {
-			want[strings.ToLower(Normalize(t))] = true
-		}
+	want := wantSet(terms)
+	var spans []Span
+	if skip {
+		spans = a.matchSpans(text, want)
+	} else {
+		spans = a.Spans(text)
 	}
-	spans := a.Spans(text)
 	var rs [][2]int
 	for _, s := range spans {
 		surface := strings.ToLower(Normalize(text[s.Start:s.End]))

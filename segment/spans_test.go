@@ -140,3 +140,35 @@ func TestWords(t *testing.T) {
 		t.Errorf("with 回滚 in the vocabulary, Words(立即回滚) = %+v", got)
 	}
 }
+
+// TestForMatchMatchesAsBefore: Match, which cuts only the Chinese runs
+// holding one of the terms, with the dictionary ForMatch built for them,
+// finds what cutting every run finds (match with skip false, with a
+// dictionary for all of them), on real sentences with terms from other
+// sentences, from the same one, Latin terms, single characters and none.
+func TestForMatchMatchesAsBefore(t *testing.T) {
+	sents := corpusSentences(t, 600)
+	marked := 0
+	for i := 0; i+10 <= len(sents); i += 10 {
+		batch := sents[i : i+10]
+		termSets := [][]string{
+			Tiny().Terms(sents[(i+10)%len(sents)] + " " + batch[3]),
+			Tiny().Terms(batch[0]),
+			{"tidb", "TiKV", "数据", "据库", "查"},
+			{"", "的"},
+		}
+		for _, terms := range termSets {
+			fm, all := Tiny().ForMatch(batch, terms), Tiny().For(batch)
+			for _, s := range batch {
+				got, want := fm.Match(s, terms), all.match(s, terms, false)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("match of %q for %q:\n got %v\nwant %v", s, terms, got, want)
+				}
+				marked += len(got.Words)
+			}
+		}
+	}
+	if marked < 100 {
+		t.Fatalf("only %d words marked: the test compares too little", marked)
+	}
+}

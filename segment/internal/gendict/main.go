@@ -1,5 +1,6 @@
 // Command gendict turns gse's simplified-Chinese dictionary into the sorted
-// word/frequency table that package segment embeds (zhdict.txt).
+// word/frequency table that package segment embeds (zhdict.txt), and the
+// index of where each first character's words start in it (zhdict.idx).
 //
 // It loads the dictionary through gse itself, so the table holds exactly the
 // words and frequencies gse would use (duplicates dropped, single characters
@@ -13,6 +14,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -73,14 +75,47 @@ func run(out string) error {
 	}
 	w := bufio.NewWriter(f)
 	fmt.Fprintf(w, "#total\t%s\t%d\n", strconv.FormatFloat(seg.Dict.TotalFreq(), 'g', -1, 64), maxLen)
+	// Where each first character's words start, in bytes of the table
+	// after its header line (see runeIndex below).
+	starts := make([]uint32, indexHi-indexLo+1)
+	next, off := rune(indexLo), 0
 	for _, e := range entries {
-		fmt.Fprintf(w, "%s\t%s\n", e.word, strconv.FormatFloat(e.freq, 'g', -1, 64))
+		line := fmt.Sprintf("%s\t%s\n", e.word, strconv.FormatFloat(e.freq, 'g', -1, 64))
+		first, _ := utf8.DecodeRuneInString(e.word)
+		for ; next <= first && next <= indexHi; next++ {
+			starts[next-indexLo] = uint32(off)
+		}
+		w.WriteString(line)
+		off += len(line)
+	}
+	for ; next <= indexHi; next++ {
+		starts[next-indexLo] = uint32(off)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return writeIndex(strings.TrimSuffix(out, ".txt")+".idx", starts)
+}
+
+// The first characters the index covers: CJK Extension A and the Unified
+// Ideographs, all but a few dozen of the table's words. Words starting
+// elsewhere are found by a search of the whole table.
+const indexLo, indexHi = 0x3400, 0xA000
+
+// writeIndex writes starts as little-endian uint32s: for each character r
+// from indexLo to indexHi, the offset of the first word whose first
+// character is r or later. Package segment embeds it (zhdict.idx) so that
+// a lookup searches one character's words, not the 4 MB table.
+func writeIndex(path string, starts []uint32) error {
+	b := make([]byte, 4*len(starts))
+	for i, s := range starts {
+		binary.LittleEndian.PutUint32(b[4*i:], s)
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 func allHan(s string) bool {
