@@ -40,40 +40,11 @@ func FullWorthIt(hanBytes int) bool { return hanBytes > 600_000 }
 func (a *Analyzer) Terms(text string) []string {
 	text = Normalize(text)
 	var terms, runs []string
-	var hanStart, wordStart = -1, -1
-	flushWord := func(end int) {
-		if wordStart >= 0 {
-			terms = appendWordTerms(terms, strings.TrimRight(text[wordStart:end], ".-"))
-			wordStart = -1
-		}
-	}
-	flushHan := func(end int) {
-		if hanStart >= 0 {
-			runs = append(runs, text[hanStart:end])
-			hanStart = -1
-		}
-	}
-	for i, r := range text {
-		switch {
-		case unicode.Is(unicode.Han, r):
-			flushWord(i)
-			if hanStart < 0 {
-				hanStart = i
-			}
-		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			flushHan(i)
-			if wordStart < 0 {
-				wordStart = i
-			}
-		case (r == '.' || r == '-') && wordStart >= 0 && i+1 < len(text) && isWordByte(text[i+1]):
-			// inside a dotted name, version or code: git.PlainOpen, v7.5.0, ER-1105
-		default:
-			flushWord(i)
-			flushHan(i)
-		}
-	}
-	flushWord(len(text))
-	flushHan(len(text))
+	scanRuns(text, false, func(start, end int) {
+		terms = appendWordTerms(terms, strings.TrimRight(text[start:end], ".-"))
+	}, func(start, end int) {
+		runs = append(runs, text[start:end])
+	})
 	if len(runs) > 0 {
 		terms = a.appendHanTerms(terms, runs)
 	}

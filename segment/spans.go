@@ -128,25 +128,39 @@ func (a *Analyzer) matchSpans(text string, want map[string]bool) []Span {
 func wordSpans(text string) ([]Span, []hanRun) {
 	var spans []Span
 	var runs []hanRun
-	hanStart, wordStart := -1, -1
-	flushWord := func(end int) {
-		if wordStart < 0 {
-			return
-		}
-		for end > wordStart && (text[end-1] == '.' || text[end-1] == '-') {
+	scanRuns(text, true, func(start, end int) {
+		for end > start && (text[end-1] == '.' || text[end-1] == '-') {
 			end--
 		}
-		spans = appendWordSpans(spans, text, wordStart, end)
-		wordStart = -1
+		spans = appendWordSpans(spans, text, start, end)
+	}, func(start, end int) {
+		runs = append(runs, hanRun{start, end})
+	})
+	return spans, runs
+}
+
+// scanRuns walks text's Han runs and its words (letters, digits and '_',
+// with a '.' or '-' inside a dotted name, version or code: git.PlainOpen,
+// v7.5.0, ER-1105), calling word or han with each one's byte range in
+// order. Terms and Spans cut text the same way because both use it; fold
+// folds full-width characters as Normalize does, for a text not
+// normalized yet (Spans keeps the original's offsets).
+func scanRuns(text string, fold bool, word, han func(start, end int)) {
+	hanStart, wordStart := -1, -1
+	flushWord := func(end int) {
+		if wordStart >= 0 {
+			word(wordStart, end)
+			wordStart = -1
+		}
 	}
 	flushHan := func(end int) {
 		if hanStart >= 0 {
-			runs = append(runs, hanRun{hanStart, end})
+			han(hanStart, end)
 			hanStart = -1
 		}
 	}
 	for i, r := range text {
-		if r >= 0x3000 {
+		if fold && r >= 0x3000 {
 			r = foldRune(r)
 		}
 		switch {
@@ -161,7 +175,6 @@ func wordSpans(text string) ([]Span, []hanRun) {
 				wordStart = i
 			}
 		case (r == '.' || r == '-') && wordStart >= 0 && i+1 < len(text) && isWordByte(text[i+1]):
-			// inside a dotted name, version or code, as in Terms
 		default:
 			flushWord(i)
 			flushHan(i)
@@ -169,7 +182,6 @@ func wordSpans(text string) ([]Span, []hanRun) {
 	}
 	flushWord(len(text))
 	flushHan(len(text))
-	return spans, runs
 }
 
 type hanRun struct{ start, end int }
