@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -621,8 +622,16 @@ type fileFreqs struct {
 	corpus *Corpus // statistics in place of the view's, if set
 	nFiles float64
 	at     int // the entry of the last posting: postings come in chunk order
-	cur    map[int]*[store.NumFields]float64
-	lens   map[int]float64
+	// The current term's files: slot[i] is 1 + the place of entry i in
+	// files and freqs (0: not met yet); files in the order first met.
+	// Slices over the view's entries, not maps: a Go-source search
+	// added a map entry per file per term, a tenth of its scoring.
+	slot  []int32
+	files []int
+	freqs [][store.NumFields]float64
+	lens  []float64 // entry i's file length, once read[i]
+	read  []bool
+	// scores is each file's own BM25F, by path.
 	scores map[string]float64
 	// concepts, with the concept lever on, holds each file's evidence
 	// per concept, so its translations count once (see conceptScores).
@@ -632,24 +641,58 @@ type fileFreqs struct {
 func newFileFreqs(v *store.View, corpus *Corpus, on bool) *fileFreqs {
 	ff := &fileFreqs{on: on, v: v, corpus: corpus, at: -1}
 	if on {
-		ff.lens, ff.scores = map[int]float64{}, map[string]float64{}
-		blobs := map[store.SHA]bool{}
-		for _, e := range v.Entries {
-			if e.N > 0 {
-				blobs[e.Blob] = true
-			}
-		}
-		ff.nFiles = float64(len(blobs))
+		n := len(v.Entries)
+		ff.slot, ff.lens, ff.read, ff.scores = make([]int32, n), make([]float64, n), make([]bool, n), map[string]float64{}
 		if corpus != nil && corpus.Files > 0 {
 			ff.nFiles = float64(corpus.Files)
+		} else {
+			ff.nFiles = float64(distinctBlobs(v.Entries))
 		}
 	}
 	return ff
 }
 
+// distinctBlobs counts the distinct blobs of the entries that have chunks.
+// It keys a map by the first 8 bytes of each blob (a map of whole SHAs
+// grown from empty was a sixth of a Go-source search's scoring), and
+// counts apart, by their whole SHAs, the blobs that share those 8 bytes
+// with another.
+func distinctBlobs(es []store.ViewEntry) int {
+	first := make(map[uint64]int, len(es)) // 8 bytes -> the entry that had them first
+	var others map[store.SHA]bool
+	n := 0
+	for i := range es {
+		e := &es[i]
+		if e.N == 0 {
+			continue
+		}
+		k := binary.LittleEndian.Uint64(e.Blob[:8])
+		j, ok := first[k]
+		if !ok {
+			first[k] = i
+			n++
+			continue
+		}
+		if es[j].Blob == e.Blob {
+			continue
+		}
+		if others == nil {
+			others = map[store.SHA]bool{}
+		}
+		if !others[e.Blob] {
+			others[e.Blob] = true
+			n++
+		}
+	}
+	return n
+}
+
 func (ff *fileFreqs) startTerm() {
 	if ff.on {
-		ff.cur = map[int]*[store.NumFields]float64{}
+		for _, i := range ff.files {
+			ff.slot[i] = 0
+		}
+		ff.files, ff.freqs = ff.files[:0], ff.freqs[:0]
 	}
 }
 
@@ -665,11 +708,14 @@ func (ff *fileFreqs) add(p store.Posting) {
 			return
 		}
 	}
-	x := ff.cur[ff.at]
-	if x == nil {
-		x = new([store.NumFields]float64)
-		ff.cur[ff.at] = x
+	k := ff.slot[ff.at]
+	if k == 0 {
+		ff.files = append(ff.files, ff.at)
+		ff.freqs = append(ff.freqs, [store.NumFields]float64{})
+		k = int32(len(ff.files))
+		ff.slot[ff.at] = k
 	}
+	x := &ff.freqs[k-1]
 	x[store.FieldBody] += float64(p.TF[store.FieldBody])
 	for f := 1; f < store.NumFields; f++ {
 		x[f] = max(x[f], float64(p.TF[f]))
@@ -677,26 +723,29 @@ func (ff *fileFreqs) add(p store.Posting) {
 }
 
 func (ff *fileFreqs) endTerm(li int, qt queryTerm, lengths *bodyLengths, avgChunk float64) error {
-	if !ff.on || len(ff.cur) == 0 {
+	if !ff.on || len(ff.files) == 0 {
 		return nil
 	}
 	weight := qt.weight
-	df := ff.corpus.fileDF(qt.term, len(ff.cur))
+	df := ff.corpus.fileDF(qt.term, len(ff.files))
 	idf := math.Log(1 + (ff.nFiles-df+0.5)/(df+0.5))
 	avgFile := avgChunk * float64(ff.v.Chunks) / max(ff.nFiles, 1)
 	if cp := ff.corpus; cp != nil && cp.Files > 0 {
 		avgFile = float64(cp.BodyLen) / float64(cp.Files)
 	}
-	for i, x := range ff.cur {
+	// Each file's score is its own: the order files are visited in
+	// changes nothing.
+	for k, i := range ff.files {
+		x := &ff.freqs[k]
 		e := &ff.v.Entries[i]
-		fl, ok := ff.lens[i]
-		if !ok {
-			var err error
-			if fl, err = lengths.file(e); err != nil {
+		if !ff.read[i] {
+			fl, err := lengths.file(e)
+			if err != nil {
 				return err
 			}
-			ff.lens[i] = fl
+			ff.lens[i], ff.read[i] = fl, true
 		}
+		fl := ff.lens[i]
 		tf := fieldWeight[store.FieldBody] * x[store.FieldBody] / (1 - b + b*fl/avgFile)
 		for f := 1; f < store.NumFields; f++ {
 			tf += fieldWeight[f] * x[f]
