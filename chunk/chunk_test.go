@@ -201,3 +201,25 @@ func TestLineDirective(t *testing.T) {
 	text := "package x\n\n//line foo.go:1000000\nfunc F() {}\n\nfunc G() {}\n"
 	checkRanges(t, text, Split("x.go", text))
 }
+
+// About is what a page's front-matter says the page is about (summary,
+// description; a block scalar's lines joined), never its tags or owner.
+func TestAbout(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"---\ntitle: Pipelined DML\nsummary: 介绍 Pipelined DML 的使用场景、使用方法、使用限制和使用该功能的常见问题。\nowner: sql-team\ntags: [dml, bulk]\n---\n\n# Pipelined DML\n\n正文。\n",
+			"介绍 Pipelined DML 的使用场景、使用方法、使用限制和使用该功能的常见问题。"},
+		{"---\ntitle: Rollback\ndescription: >-\n  How to roll a release back\n  when a deploy fails.\nsidebar_position: 3\n---\n# Rollback\n",
+			"How to roll a release back when a deploy fails."},
+		{"---\nsummary: 回滚发布\ndescription: \"回滚发布\"\n---\n# 回滚\n", "回滚发布"},
+		{"---\nsummary: 回滚发布\ndescription: 发布失败时\n---\n", "回滚发布\n发布失败时"},
+		{"---\ntitle: No summary\ntags: [a]\n---\n# No summary\n", ""},
+		{"# No front-matter\n\nsummary: not front-matter\n", ""},
+	} {
+		if got := Split("doc.md", c.text).About(); got != c.want {
+			t.Errorf("About of %q = %q, want %q", c.text, got, c.want)
+		}
+	}
+	if d := Split("doc.md", "---\ndescription: |\n  a\n  b\nowner: x\n---\n"); d.Meta["owner"] != "x" {
+		t.Errorf("the key after a block scalar: Meta %v, want owner x", d.Meta)
+	}
+}

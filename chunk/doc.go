@@ -9,6 +9,11 @@
 // It must not import store, gitx or segment: bytes in, chunks out.
 package chunk
 
+import (
+	"slices"
+	"strings"
+)
+
 // Target and Max bound a chunk's size in bytes. ~2 KB is ~600 Chinese
 // characters or ~500 tokens: one topic, small enough to cite precisely and
 // to embed later without truncation.
@@ -35,6 +40,26 @@ type Doc struct {
 	Title  string            // front-matter title or first H1
 	Meta   map[string]string // front-matter: owner, tags, confidence, last_reviewed, ...
 	Chunks []Chunk
+}
+
+// aboutKeys are the front-matter keys whose value says what the whole
+// page is about, in the author's words (Hugo, Jekyll, Docusaurus, MkDocs
+// and TiDB's docs write summary: or description:). Tags, owners and
+// dates describe the page's place, not its subject.
+var aboutKeys = []string{"summary", "description"}
+
+// About is the page's own statement of its subject: its front-matter
+// summary and description (either or both; one when they say the same).
+// "" for a file without them. The title is not in it: it is indexed with
+// every chunk's heading already.
+func (d Doc) About() string {
+	var parts []string
+	for _, k := range aboutKeys {
+		if v := strings.TrimSpace(d.Meta[k]); v != "" && !slices.Contains(parts, v) {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 // Split chunks a file. text must be valid UTF-8 (the caller decodes).

@@ -110,12 +110,27 @@ func headingPath(stack []string) string {
 }
 
 // frontMatter reads the flat subset of YAML that docs use: "key: value",
-// "key: [a, b]" and "key:" followed by "- item" lines. Lists join with ",".
+// "key: [a, b]", "key:" followed by "- item" lines, and a block scalar
+// ("key: >" or "key: |" and indented lines: a long description). Lists
+// join with ",", a block's lines with " ".
 func frontMatter(ls []string) map[string]string {
 	m := map[string]string{}
 	key := ""
+	block := false // key's value is the indented lines that follow
 	for _, l := range ls {
 		t := strings.TrimSpace(l)
+		if block {
+			if t == "" || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+				if t != "" {
+					if m[key] != "" {
+						m[key] += " "
+					}
+					m[key] += t
+				}
+				continue
+			}
+			block = false
+		}
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
@@ -141,6 +156,8 @@ func frontMatter(ls []string) map[string]string {
 				}
 			}
 			v = strings.Join(items, ",")
+		} else if v != "" && (v[0] == '>' || v[0] == '|') && strings.Trim(v[1:], "+-123456789") == "" {
+			block, v = true, ""
 		} else {
 			v = unquote(v)
 		}

@@ -341,6 +341,17 @@ func (k *Engine) publishFiles(ctx context.Context, c *org.Client, repo, remote, 
 	return written, flush()
 }
 
+// orgPublished says whether a chunk's term counts are published: the org
+// schema has the four fields it was made with, and a page's front-matter
+// summary (store.FieldAbout) is not among them. Counted as a heading,
+// unnormalised, it cost the docs (see search.aboutNorms), so a term only
+// the summary says is left out and org search ranks as local search does
+// with --ranking -summary.
+func orgPublished(tf [store.NumFields]uint16) bool {
+	tf[store.FieldAbout] = 0
+	return tf != [store.NumFields]uint16{}
+}
+
 // OrgChunks are an analyzed file's chunks as the org index holds them;
 // vocab is the file's ViewEntry.Vocab.
 func OrgChunks(af *store.AnalyzedFile, vocab uint8, repo, remote, commit string) []org.Chunk {
@@ -354,8 +365,10 @@ func OrgChunks(af *store.AnalyzedFile, vocab uint8, repo, remote, commit string)
 	file := org.FileMeta{Kind: m.Kind, MinHash: m.MinHash, Meta: m.Meta, Vocab: vocab, Links: m.Links}
 	fileTerms := map[string]bool{}
 	for _, tf := range af.Chunks {
-		for t := range tf {
-			fileTerms[t] = true
+		for t, x := range tf {
+			if orgPublished(x) {
+				fileTerms[t] = true
+			}
 		}
 	}
 	for i, cm := range m.Chunks {
@@ -380,18 +393,21 @@ func OrgChunks(af *store.AnalyzedFile, vocab uint8, repo, remote, commit string)
 			// Terms in a fixed order: the same chunk publishes the same
 			// bytes.
 			terms := make([]string, 0, len(af.Chunks[i]))
-			for t := range af.Chunks[i] {
+			for t, x := range af.Chunks[i] {
+				if !orgPublished(x) {
+					continue
+				}
 				terms = append(terms, t)
 			}
 			sort.Strings(terms)
-			var b [store.NumFields]strings.Builder
+			var b [len(ch.Terms)]strings.Builder
 			for _, t := range terms {
 				tf := af.Chunks[i][t]
-				for f := range store.NumFields {
+				for f := range len(ch.Terms) {
 					org.Terms(&b[f], t, int(tf[f]))
 				}
 			}
-			for f := range store.NumFields {
+			for f := range len(ch.Terms) {
 				ch.Terms[f] = b[f].String()
 			}
 			ch.ChunkTerms = strings.Join(terms, " ")

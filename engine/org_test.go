@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -429,6 +430,30 @@ func TestOrgChunksOfHugeLines(t *testing.T) {
 	af, _ = index.AnalyzeBlob(nil, "docs/a.md", store.SHA{2}, []byte("# 标题\n\n第一段。\n"))
 	if ch := OrgChunks(af, 0, "r", "", "c"); len(ch) != 1 || ch[0].Text != "# 标题\n\n第一段。" {
 		t.Errorf("ordinary file: %+v", ch)
+	}
+}
+
+// TestOrgChunksLeaveOutSummary: a page's front-matter summary is a field
+// the org schema lacks: a word only the summary says is not published
+// (no candidate in org search), one the text says too keeps its own
+// counts.
+func TestOrgChunksLeaveOutSummary(t *testing.T) {
+	af, skip := index.AnalyzeBlob(nil, "pipelined-dml.md", store.SHA{3},
+		[]byte("---\ntitle: Pipelined DML\nsummary: with Pipelined DML a transaction is unlimited by memory\n---\n# Pipelined DML\n\nUse it for a large transaction.\n"))
+	if af == nil {
+		t.Fatalf("not analyzed: %s", skip)
+	}
+	if tf := af.Chunks[0]["unlimited"]; tf[store.FieldAbout] == 0 {
+		t.Fatalf("the index holds no summary field for unlimited: %v", tf)
+	}
+	ch := OrgChunks(af, 0, "r", "", "c")[0]
+	for _, terms := range []string{ch.ChunkTerms, ch.FileTerms, strings.Join(ch.Terms[:], " ")} {
+		if slices.Contains(strings.Fields(terms), "unlimited") {
+			t.Errorf("a word only the summary says is published: %q", terms)
+		}
+	}
+	if !slices.Contains(strings.Fields(ch.ChunkTerms), "transaction") || !slices.Contains(strings.Fields(ch.Terms[store.FieldBody]), "transaction") {
+		t.Errorf("transaction (text and summary): chunk terms %q, body %q", ch.ChunkTerms, ch.Terms[store.FieldBody])
 	}
 }
 

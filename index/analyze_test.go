@@ -37,6 +37,7 @@ func referenceAnalysis(an *segment.Analyzer, path, text string) refAnalysis {
 	var ref refAnalysis
 	doc := chunk.Split(path, text)
 	pathTerms := an.Terms(path)
+	aboutTerms := an.Terms(doc.About())
 	unique := map[string]bool{}
 	bodyTF := map[string]int{}
 	for _, c := range doc.Chunks {
@@ -60,6 +61,7 @@ func referenceAnalysis(an *segment.Analyzer, path, text string) refAnalysis {
 		lens := [store.NumFields]int{store.FieldBody: body}
 		lens[store.FieldHeading] = count(store.FieldHeading, an.Terms(doc.Title+"\n"+c.Heading))
 		lens[store.FieldPath] = count(store.FieldPath, pathTerms)
+		lens[store.FieldAbout] = count(store.FieldAbout, aboutTerms)
 		if len(c.Symbols) > 0 {
 			lens[store.FieldSymbol] = count(store.FieldSymbol, an.Terms(joinSymbols(c.Symbols)))
 		}

@@ -44,4 +44,7 @@ package index
 //	10: an API spec embedded in another file (swag's docs.go) takes its
 //	   MinHash from the spec's words alone, so it folds with its JSON
 //	   and YAML renderings
-const PipelineVersion = 10
+//	11: a fifth field, what a Markdown page says it is about (its
+//	   front-matter summary and description), in every chunk's postings;
+//	   front-matter block scalars (description: >) are read
+const PipelineVersion = 11

@@ -965,6 +965,10 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 		r.meta.Secrets = append(r.meta.Secrets, store.Redaction{Line: f.Line, Rule: f.Rule})
 	}
 	pathTerms := an.Terms(path)
+	// What the page says it is about (front-matter summary, description)
+	// counts in every chunk, as its title does: a section is part of the
+	// page the author summed up.
+	aboutTerms := an.Terms(doc.About())
 	// Term counts without an allocation per term: tf maps a chunk's term
 	// to its place in scratch (both reused from chunk to chunk), and each
 	// chunk keeps one exact-size copy; seen marks the file's distinct
@@ -1000,6 +1004,7 @@ func analyzeKeep(an *segment.Analyzer, tm *timer, pol *secrets.Policy, path stri
 		lens := [store.NumFields]int{store.FieldBody: body}
 		lens[store.FieldHeading] = count(store.FieldHeading, an.Terms(doc.Title+"\n"+c.Heading))
 		lens[store.FieldPath] = count(store.FieldPath, pathTerms)
+		lens[store.FieldAbout] = count(store.FieldAbout, aboutTerms)
 		if len(c.Symbols) > 0 {
 			lens[store.FieldSymbol] = count(store.FieldSymbol, an.Terms(joinSymbols(c.Symbols)))
 		}

@@ -278,6 +278,11 @@ type termPostings struct {
 	term queryTerm
 	idx  int // the term's place in query.terms
 	ps   []store.Posting
+	// about is the chunks only their page's summary names the term in
+	// (FieldAbout alone): they add to a candidate, they make none, and
+	// count in the document frequency only of a term no text says (its
+	// rarity where it is, rather than the most a word can weigh).
+	about []store.Posting
 }
 
 // lexicalCandidates is the candidates stage's lexical output: for each
@@ -341,6 +346,7 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 
 	t0 = time.Now()
 	var buf []store.Posting
+	about := req.on(LeverSummary)
 	for qi, qt := range q.terms {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -359,14 +365,33 @@ func (s *Searcher) lexicalCandidates(ctx context.Context, req Request, q *query,
 		if req.ov != nil {
 			buf = append(buf, req.ov.postings(qt.term)...)
 		}
-		var ps []store.Posting
+		var ps, aboutOnly []store.Posting
 		for _, p := range buf {
-			if liveSet.Contains(p.Chunk) {
-				ps = append(ps, p)
+			if !liveSet.Contains(p.Chunk) {
+				continue
 			}
+			if p.TF[store.FieldAbout] > 0 {
+				x := p
+				x.TF[store.FieldAbout] = 0
+				if x.TF == ([store.NumFields]uint16{}) {
+					// A chunk only its page's summary names the term
+					// in: it makes no candidate and counts in no
+					// document frequency (a summary is copied into
+					// every chunk of its page); it adds to a candidate
+					// something else found (score).
+					if about {
+						aboutOnly = append(aboutOnly, p)
+					}
+					continue
+				}
+				if !about {
+					p = x // the summary lever off: as if no summaries
+				}
+			}
+			ps = append(ps, p)
 		}
-		if len(ps) > 0 {
-			out.lists = append(out.lists, termPostings{qt, qi, ps})
+		if len(ps) > 0 || len(aboutOnly) > 0 {
+			out.lists = append(out.lists, termPostings{qt, qi, ps, aboutOnly})
 		} else if qt.from == "" {
 			if out.missing == nil {
 				out.missing = map[string]bool{}
@@ -496,7 +521,7 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	lists := make([]termPostings, 0, len(c.lists))
 	var common []termPostings
 	for _, tp := range c.lists {
-		if isCommon(tp.term, req.Corpus.df(tp.term.term, len(tp.ps)), n) {
+		if isCommon(tp.term, req.Corpus.df(tp.term.term, max(len(tp.ps), len(tp.about))), n) {
 			common = append(common, tp)
 		} else {
 			lists = append(lists, tp)
@@ -513,9 +538,51 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 	// The user's words' idf mass, those the view lacks included: what a
 	// chunk with all of them would cover (for expansions' need, below).
 	total := float64(len(c.missing)) * math.Log(1+(n+0.5)/0.5)
+	norm := &aboutNorms{v: v}
+	ff.about = norm
+	// credit adds posting p of list li (weight w) to its chunk's score.
+	credit := func(li int, tp termPostings, p store.Posting, w float64, isExp bool, bit uint64) {
+		tf := fieldWeight[store.FieldBody] * float64(p.TF[store.FieldBody]) / (1 - b + b*dl[p.Chunk]/avg)
+		for f := 1; f < store.NumFields; f++ {
+			tf += fieldWeight[f] * float64(p.TF[f])
+		}
+		if p.TF[store.FieldAbout] > 0 {
+			tf += fieldWeight[store.FieldAbout] * float64(p.TF[store.FieldAbout]) * (1/norm.of(entryOf(v, p.Chunk)) - 1)
+		}
+		sc := w * tf * (k1 + 1) / (tf + k1)
+		// A word or translation of a concept is also recorded there;
+		// a translation then adds only through the concept's gain.
+		inConcept := cs.add(li, p.Chunk, sc)
+		switch {
+		case isExp:
+			if !inConcept {
+				exp[p.Chunk] += sc
+			}
+		case tp.term.from == "":
+			scores[p.Chunk] += sc
+			cov[p.Chunk] += w
+		default:
+			scores[p.Chunk] += sc
+		}
+		if b := bit | cs.matchedBit(li); b != 0 {
+			st.matched[p.Chunk] |= b
+			if p.TF[store.FieldAbout] > 0 && req.Explain {
+				if st.about == nil {
+					st.about = map[uint32]uint64{}
+				}
+				st.about[p.Chunk] |= b
+			}
+		}
+	}
+	type listWeight struct {
+		w     float64
+		isExp bool
+		bit   uint64
+	}
+	lw := make([]listWeight, len(lists))
 	expanded := false
 	for li, tp := range lists {
-		df := req.Corpus.df(tp.term.term, len(tp.ps))
+		df := req.Corpus.df(tp.term.term, max(len(tp.ps), len(tp.about)))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		w := idf * tp.term.weight
 		isExp := tp.term.from != "" && tp.term.from != feedbackFrom
@@ -551,32 +618,22 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 				seen[p.Chunk], dl[p.Chunk] = true, l
 				touched = append(touched, p.Chunk)
 			}
-			tf := fieldWeight[store.FieldBody] * float64(p.TF[store.FieldBody]) / (1 - b + b*dl[p.Chunk]/avg)
-			for f := 1; f < store.NumFields; f++ {
-				tf += fieldWeight[f] * float64(p.TF[f])
-			}
-			sc := w * tf * (k1 + 1) / (tf + k1)
-			// A word or translation of a concept is also recorded there;
-			// a translation then adds only through the concept's gain.
-			inConcept := cs.add(li, p.Chunk, sc)
-			switch {
-			case isExp:
-				if !inConcept {
-					exp[p.Chunk] += sc
-				}
-			case tp.term.from == "":
-				scores[p.Chunk] += sc
-				cov[p.Chunk] += w
-			default:
-				scores[p.Chunk] += sc
-			}
-			if b := bit | cs.matchedBit(li); b != 0 {
-				st.matched[p.Chunk] |= b
-			}
+			credit(li, tp, p, w, isExp, bit)
 			ff.add(p)
 		}
 		if err := ff.endTerm(li, tp.term, lengths, avg); err != nil {
 			return nil, nil, err
+		}
+		lw[li] = listWeight{w, isExp, bit}
+	}
+	// A page's summary adds to the chunks of the page something else
+	// found: what the page is about tells its sections apart from another
+	// page's, it is no evidence of a section by itself.
+	for li, tp := range lists {
+		for _, p := range tp.about {
+			if int(p.Chunk) < len(seen) && seen[p.Chunk] {
+				credit(li, tp, p, lw[li].w, lw[li].isExp, lw[li].bit)
+			}
 		}
 	}
 	// Expansions count as much as the user's own words fail to: when some
@@ -636,6 +693,7 @@ type fileFreqs struct {
 	// concepts, with the concept lever on, holds each file's evidence
 	// per concept, so its translations count once (see conceptScores).
 	concepts *conceptScores
+	about    *aboutNorms // the summary field's length normalisation
 }
 
 func newFileFreqs(v *store.View, corpus *Corpus, on bool) *fileFreqs {
@@ -750,6 +808,9 @@ func (ff *fileFreqs) endTerm(li int, qt queryTerm, lengths *bodyLengths, avgChun
 		for f := 1; f < store.NumFields; f++ {
 			tf += fieldWeight[f] * x[f]
 		}
+		if x[store.FieldAbout] > 0 {
+			tf += fieldWeight[store.FieldAbout] * x[store.FieldAbout] * (1/ff.about.of(e) - 1)
+		}
 		sc := idf * weight * tf * (k1 + 1) / (tf + k1)
 		if ff.concepts != nil && ff.concepts.addFile(li, i, sc) {
 			if ff.concepts.exp[li] {
@@ -786,6 +847,9 @@ type lexicalStats struct {
 	terms   []coverageTerm
 	total   float64 // sum of the found terms' IDF
 	matched map[uint32]uint64
+	// about is, per chunk, the user's words its page's front-matter
+	// summary says (FieldAbout), for --explain.
+	about map[uint32]uint64
 }
 
 type coverageTerm struct {
@@ -1364,11 +1428,13 @@ func (f *fileHits) explain(st *lexicalStats) *Explain {
 		x.Declares, x.DeclaresFactor = f.declares, r4(1+qualifiedWeight)
 	}
 	if st != nil {
-		var mask uint64
+		var mask, about uint64
 		for _, h := range f.hits {
 			mask |= st.matched[h.chunk]
+			about |= st.about[h.chunk]
 		}
 		x.Matched, x.Missing = st.split(mask)
+		x.Summary, _ = st.split(about)
 	}
 	return x
 }
@@ -1380,4 +1446,35 @@ func quoteAll(phrases []string) string {
 		q[i] = strconv.Quote(p)
 	}
 	return strings.Join(q, " and ")
+}
+
+// aboutNorms is BM25F's length normalisation of the summary field
+// (FieldAbout), with b = 1: a summary's length against the average
+// summary's, over the pages that have one. Summaries run from a line
+// ("了解 Changefeed 相关的各种管理手段") to a paragraph abstracting the
+// whole page, whose many words then matched question after question in
+// every chunk of the page (without it, docs MRR@10 .787 -> .753).
+type aboutNorms struct {
+	v   *store.View
+	avg float64 // 0: not computed yet
+}
+
+func (an *aboutNorms) of(e *store.ViewEntry) float64 {
+	if an.avg == 0 {
+		sum, n := 0.0, 0.0
+		for _, e := range an.v.Entries {
+			if e.N > 0 && e.FieldLen[store.FieldAbout] > 0 {
+				sum += float64(e.FieldLen[store.FieldAbout]) / float64(e.N)
+				n++
+			}
+		}
+		an.avg = -1
+		if n > 0 {
+			an.avg = sum / n
+		}
+	}
+	if e == nil || e.N == 0 || e.FieldLen[store.FieldAbout] == 0 || an.avg < 0 {
+		return 1 // an uncommitted file's (the overlay's): as an average one
+	}
+	return float64(e.FieldLen[store.FieldAbout]) / float64(e.N) / an.avg
 }

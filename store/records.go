@@ -8,7 +8,7 @@ import (
 )
 
 // NumFields is the number of BM25F fields a posting counts terms in.
-const NumFields = 4
+const NumFields = 5
 
 // Field numbers, in posting order.
 const (
@@ -16,6 +16,10 @@ const (
 	FieldHeading = 1 // document title and heading path
 	FieldPath    = 2 // file path
 	FieldSymbol  = 3 // declared symbol names
+	// FieldAbout is what the page says it is about: a Markdown page's
+	// front-matter summary and description, counted in every chunk of
+	// the page as its title is (chunk.Doc.About).
+	FieldAbout = 4
 )
 
 // BlobHeader says what one blob became under one pipeline version.

@@ -226,7 +226,7 @@ func searchRequestFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "prf", Usage: "pseudo-relevance feedback: add the words the best matches share, and rank again (RM3)"},
 		&cli.BoolFlag{Name: "no-priors", Usage: "no demotion of tests, examples and data tables (as kb.priors false)"},
 		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
-		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, -file, -hub, -links, -dedup, -concept, -name, -qualified (comma-separated)"},
+		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, -file, -hub, -links, -dedup, -concept, -name, -qualified, -summary (comma-separated)"},
 	}
 }
 
@@ -358,6 +358,9 @@ func printExplain(e env, x *search.Explain) {
 		terms := "matched: " + strings.Join(x.Matched, " ")
 		if len(x.Missing) > 0 {
 			terms += "; missing: " + strings.Join(x.Missing, " ")
+		}
+		if len(x.Summary) > 0 {
+			terms += "; the page's front-matter summary says: " + strings.Join(x.Summary, " ")
 		}
 		fmt.Fprintf(w, "    %s\n", style(e, "2", terms))
 	}
