@@ -64,12 +64,19 @@ func (k *Engine) search(ctx context.Context, req search.Request, rev string, noI
 	if rev == "" {
 		rev = "HEAD"
 	}
-	v, err := k.OpenView(ctx, rev, noIndex)
+	// git starts while the index opens and the search ranks; snippets
+	// read from it. Started after the view opened, it was still starting
+	// when the first snippet asked on the docs corpus.
+	blobs := k.Repo.NewBlobReader()
+	blobs.Start()
+	v, err := k.openViewWith(ctx, rev, noIndex, blobs)
 	if err != nil {
+		if !k.opt.Exiting {
+			blobs.Close()
+		}
 		return nil, err
 	}
 	defer v.Close()
-	v.blobs.Start() // git starts while the search ranks; snippets read from it
 	if worktree {
 		if req.Overlay, err = k.worktreeOverlay(ctx, v.View); err != nil {
 			return nil, fmt.Errorf("--worktree: %w", err)

@@ -65,14 +65,20 @@ func (v *View) Close() {
 // or when rev cannot be indexed now, the last indexed commit's view stands
 // in, with Stale saying why.
 func (k *Engine) OpenView(ctx context.Context, rev string, noIndex bool) (*View, error) {
-	v, err := k.openView(ctx, rev, noIndex)
+	return k.openViewWith(ctx, rev, noIndex, nil)
+}
+
+// openViewWith is OpenView with the view's snippets read through blobs
+// (nil: a reader of its own, started on the first read).
+func (k *Engine) openViewWith(ctx context.Context, rev string, noIndex bool, blobs *gitx.BlobReader) (*View, error) {
+	v, err := k.openView(ctx, rev, noIndex, blobs)
 	if v != nil {
 		v.exiting = k.opt.Exiting
 	}
 	return v, err
 }
 
-func (k *Engine) openView(ctx context.Context, rev string, noIndex bool) (*View, error) {
+func (k *Engine) openView(ctx context.Context, rev string, noIndex bool, blobs *gitx.BlobReader) (*View, error) {
 	repo := k.Repo
 	var commit, tree gitx.Hash
 	// HEAD's commit from the refs, and its tree from the index's record of
@@ -126,9 +132,19 @@ func (k *Engine) openView(ctx context.Context, rev string, noIndex bool) (*View,
 		newSearcher := func(db *store.DB, v *store.View) (*search.Searcher, *gitx.BlobReader) {
 			// Snippets read their blobs through one git cat-file process:
 			// faster than go-git for a search's handful (gitx.BlobReader).
-			blobs := repo.NewBlobReader()
+			if blobs == nil {
+				blobs = repo.NewBlobReader()
+			}
+			br := blobs
 			return &search.Searcher{DB: db, Pipeline: index.PipelineVersion, Dense: k.Dense, Secrets: k.Secrets, Analyzer: k.analyzerFor(v),
-				ReadBlob: func(h store.SHA) ([]byte, error) { return blobs.Read(h) }}, blobs
+				ReadBlob: func(h store.SHA) ([]byte, error) { return br.Read(h) },
+				Prefetch: func(hs []store.SHA) {
+					gh := make([]gitx.Hash, len(hs))
+					for i, h := range hs {
+						gh[i] = h
+					}
+					br.Prefetch(gh)
+				}}, br
 		}
 		staleAfter, noPriors, noExpand := k.Settings.StaleAfter, !k.Settings.Priors, !k.Settings.Expand
 		if err == nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -23,6 +24,9 @@ import (
 // does not have is an error wrapping plumbing.ErrObjectNotFound, as
 // ReadBlob's; a partial clone's are not fetched (GIT_NO_LAZY_FETCH).
 //
+// Prefetch asks for several blobs at once: git answers them one after
+// the other while the caller works, instead of a round trip per Read.
+//
 // Safe for concurrent use; Reads are served one after the other.
 type BlobReader struct {
 	repo *Repo
@@ -34,6 +38,21 @@ type BlobReader struct {
 	out     *bufio.Reader
 	stderr  bytes.Buffer
 	err     error // the process failed: every later Read returns it
+
+	// Prefetch's answers: ahead holds those not taken by a Read yet;
+	// aheadDone is closed once the goroutine reading them has read all
+	// it asked for (the pipe is then the next Read's), and aheadErr is
+	// what stopped it early, if anything did.
+	ahead     map[Hash]*answer
+	aheadDone chan struct{}
+	aheadErr  error
+}
+
+// answer is one blob Prefetch asked for; done is closed when it is in.
+type answer struct {
+	done chan struct{}
+	data []byte
+	err  error
 }
 
 // NewBlobReader returns a reader of r's blobs; it starts no process until
@@ -80,29 +99,126 @@ func (b *BlobReader) startOnce() {
 func (b *BlobReader) Read(h Hash) ([]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if a, ok := b.ahead[h]; ok {
+		// Asked for by Prefetch: wait for its answer (the goroutine
+		// reading answers takes no lock).
+		delete(b.ahead, h)
+		<-a.done
+		if a.err != nil {
+			return nil, fmt.Errorf("read blob %s: %w", h, b.failed(a.err))
+		}
+		return a.data, nil
+	}
 	b.startOnce()
+	b.waitAhead()
 	if b.err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, b.err)
 	}
-	data, err := b.read(h)
+	var data []byte
+	err := b.ask(h)
+	if err == nil {
+		data, err = b.answer(h)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, b.failed(err))
+	}
+	return data, nil
+}
+
+// failed returns err, and when it is not about one blob (the pipe is out
+// of step or the process died) makes every later Read fail with it.
+func (b *BlobReader) failed(err error) error {
 	var nb notBlobError
-	if err != nil && !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.As(err, &nb) {
-		// The pipe is out of step or the process died: stop here.
+	if errors.Is(err, plumbing.ErrObjectNotFound) || errors.As(err, &nb) {
+		return err
+	}
+	if b.err == nil {
 		b.err = err
 		if s := bytes.TrimSpace(b.stderr.Bytes()); len(s) > 0 {
 			b.err = fmt.Errorf("%w: %s", err, s)
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	return data, nil
+	return b.err
 }
 
-func (b *BlobReader) read(h Hash) ([]byte, error) {
-	if _, err := io.WriteString(b.in, h.String()+"\n"); err != nil {
-		return nil, fmt.Errorf("git cat-file: %w", err)
+// Prefetch asks git for blobs hs, in order, and reads the answers in the
+// background as git writes them, so that later Reads of them wait for
+// no round trip, and git reads the next blob while the caller works on
+// the last (a search's ten snippets: ten round trips, each one more
+// switch between the two processes). Blobs already asked for are not
+// asked again; a Read of a blob not asked for waits for the rest.
+func (b *BlobReader) Prefetch(hs []Hash) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.startOnce()
+	b.waitAhead()
+	if b.err != nil {
+		return
 	}
+	var ask []Hash
+	var answers []*answer
+	var req []byte
+	for _, h := range hs {
+		if _, ok := b.ahead[h]; ok || slices.Contains(ask, h) {
+			continue
+		}
+		ask = append(ask, h)
+		answers = append(answers, &answer{done: make(chan struct{})})
+		req = append(append(req, h.String()...), '\n')
+	}
+	if len(ask) == 0 {
+		return
+	}
+	if _, err := b.in.Write(req); err != nil {
+		b.failed(fmt.Errorf("git cat-file: %w", err))
+		return
+	}
+	if b.ahead == nil {
+		b.ahead = map[Hash]*answer{}
+	}
+	for i, h := range ask {
+		b.ahead[h] = answers[i]
+	}
+	done := make(chan struct{})
+	b.aheadDone = done
+	go func() {
+		defer close(done)
+		var stop error
+		for i, a := range answers {
+			if stop != nil {
+				a.err = stop
+			} else if a.data, a.err = b.answer(ask[i]); a.err != nil && !errors.Is(a.err, plumbing.ErrObjectNotFound) && !errors.As(a.err, new(notBlobError)) {
+				stop = a.err // the pipe is out of step: no later answer can be read
+				b.aheadErr = stop
+			}
+			close(a.done)
+		}
+	}()
+}
+
+// waitAhead waits until Prefetch's answers are all read (b.mu held),
+// so that the pipe is the caller's.
+func (b *BlobReader) waitAhead() {
+	if b.aheadDone == nil {
+		return
+	}
+	<-b.aheadDone
+	b.aheadDone = nil
+	if b.aheadErr != nil {
+		b.failed(b.aheadErr)
+	}
+}
+
+// ask writes the request for h.
+func (b *BlobReader) ask(h Hash) error {
+	if _, err := io.WriteString(b.in, h.String()+"\n"); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	return nil
+}
+
+// answer reads the answer to the request for h.
+func (b *BlobReader) answer(h Hash) ([]byte, error) {
 	header, err := b.out.ReadString('\n')
 	if err != nil {
 		return nil, fmt.Errorf("git cat-file: read header: %w", err)
@@ -138,11 +254,14 @@ func (e notBlobError) Error() string { return "a " + string(e) + ", not a blob" 
 func (b *BlobReader) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.started, b.err = true, errors.New("blob reader closed")
+	b.started = true
 	if b.cmd == nil {
+		b.err = errors.New("blob reader closed")
 		return nil
 	}
 	b.in.Close()
+	b.waitAhead() // git answers what was asked, then sees the end of its input
+	b.err = errors.New("blob reader closed")
 	err := b.cmd.Wait()
 	b.cmd = nil
 	return err

@@ -2,6 +2,7 @@ package gitx_test
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -82,6 +83,63 @@ func TestBlobReaderMatchesReadBlob(t *testing.T) {
 	check("loose")
 	gittest.Git(t, dir, "gc", "-q")
 	check("packed")
+}
+
+// Prefetch: blobs asked for ahead read as Read reads them, in any order,
+// twice, with a missing object and a tree among them, mixed with Reads
+// of blobs not asked for and a second Prefetch, and Close ends a reader
+// whose answers were never taken.
+func TestBlobReaderPrefetch(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"a.md": "# A\n\nalpha\n", "b/c.go": "package b\n", "empty.txt": "", "big.txt": strings.Repeat("big line\n", 40_000)})
+	gittest.Git(t, dir, "gc", "-q")
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := func(p string) gitx.Hash { return gitx.ParseHash(gittest.Git(t, dir, "rev-parse", "HEAD:"+p)) }
+	a, c, empty, big := blob("a.md"), blob("b/c.go"), blob("empty.txt"), blob("big.txt")
+	missing := plumbing.NewHash("0123456789012345678901234567890123456789")
+	tree := gitx.ParseHash(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))
+	same := func(h gitx.Hash, got []byte, err error) {
+		t.Helper()
+		want, werr := repo.ReadBlob(h)
+		if werr != nil {
+			t.Fatal(werr)
+		}
+		if err != nil || string(got) != string(want) {
+			t.Fatalf("%s: %d bytes, %v; want %d bytes", h, len(got), err, len(want))
+		}
+	}
+	br := repo.NewBlobReader()
+	br.Prefetch([]gitx.Hash{big, missing, a, tree, a, empty})
+	got, err := br.Read(empty) // out of order: waits for the answers before it
+	same(empty, got, err)
+	if _, err := br.Read(missing); !errors.Is(err, plumbing.ErrObjectNotFound) {
+		t.Fatalf("missing blob asked ahead: err = %v, want ErrObjectNotFound", err)
+	}
+	got, err = br.Read(c) // not asked ahead: waits for the rest, then asks
+	same(c, got, err)
+	if _, err := br.Read(tree); err == nil {
+		t.Fatal("a tree asked ahead read as a blob: no error")
+	}
+	got, err = br.Read(big)
+	same(big, got, err)
+	br.Prefetch([]gitx.Hash{c, a}) // a is still waiting from the first
+	for _, h := range []gitx.Hash{a, c, a, big} {
+		got, err := br.Read(h)
+		same(h, got, err)
+	}
+	if err := br.Close(); err != nil {
+		t.Fatal(err)
+	}
+	br = repo.NewBlobReader()
+	br.Prefetch([]gitx.Hash{big, a})
+	if err := br.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := br.Read(c); err == nil {
+		t.Fatal("Read after Close: no error")
+	}
 }
 
 // A reader never read from starts no process, and closes cleanly.

@@ -386,6 +386,9 @@ type Searcher struct {
 	// ReadBlob returns a blob's bytes, for snippets: bytes of the call's
 	// own, as the Searcher keeps text sharing their memory.
 	ReadBlob func(store.SHA) ([]byte, error)
+	// Prefetch, if set, is told the blobs ReadBlob is about to be asked
+	// for, in order, so that they can be read while the Searcher works.
+	Prefetch func([]store.SHA)
 	// Secrets redacts what ReadBlob returns (kb.secrets.allow); nil
 	// redacts everything the rules find.
 	Secrets *secrets.Policy

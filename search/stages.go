@@ -1387,6 +1387,22 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, file
 			break
 		}
 	}
+	if s.Prefetch != nil && s.ReadBlob != nil {
+		// The blobs the snippets will read, in the order they will.
+		var blobs []store.SHA
+		s.metaMu.Lock()
+		for _, p := range picked {
+			b := p.f.entry.Blob
+			if _, ok := s.lines[b]; ok {
+				continue
+			}
+			if _, ok := s.texts[b]; !ok {
+				blobs = append(blobs, b)
+			}
+		}
+		s.metaMu.Unlock()
+		s.Prefetch(blobs)
+	}
 	n0 := len(resp.Results)
 	for i, p := range picked {
 		if err := ctx.Err(); err != nil {
