@@ -6,8 +6,9 @@ Checks the format agreed for the glossary (UTF-8, `中文<TAB>en1|en2|...`,
 repeated English terms inside an entry, and reports:
 
   * entries, distinct English terms, entries per section;
-  * English fan-in: English terms shared by many Chinese entries (a query in
-    English expands to all of them, so a high fan-in dilutes the expansion);
+  * English fan-in: English terms shared by many Chinese entries (an English
+    query word maps back to one of them, see expand/internal/table, so a high
+    fan-in means a choice among many senses);
   * Chinese terms the segmenter's dictionary (segment/zhdict.txt) lacks: those
     only match if the expansion looks them up itself (longest match over the
     query) rather than per segmented word;

@@ -16,8 +16,8 @@
 // The package only finds words; how much they weigh is search's business.
 package expand
 
-//go:generate go run ./internal/genglossary -dir .
 //go:generate go run ./internal/gencedict -out . -freq ../segment/zhdict.txt
+//go:generate go run ./internal/genglossary -dir .
 
 import (
 	_ "embed"
