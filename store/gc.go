@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 
@@ -196,7 +197,27 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 
 // Compact rewrites the LSM tree into its last level and reclaims value-log
 // files that are mostly garbage, so deleted data leaves the disk.
+//
+// The deletions a collection just wrote are still in the memtable, and
+// Flatten neither reaches the memtable nor merges a level 0 that is the
+// only level with tables (a small index's case): compacted that way, the
+// levels kept every record the deletions drop, and a gc freed half of
+// what it dropped until the next one (tidb-docs-cn after an upgrade: 9.7
+// MB on disk for an index of 4.6). So the database is closed (writing
+// the memtable out to level 0) and reopened to be closed once more with
+// level 0 merged into the levels below, where deletions meet what they
+// delete; then Flatten merges what other levels remain.
 func (d *DB) Compact() error {
+	ctx := context.Background()
+	normal := d.opened
+	once := normal
+	once.compactL0OnClose = true
+	if err := d.reopenAs(ctx, once); err != nil {
+		return err
+	}
+	if err := d.reopenAs(ctx, normal); err != nil {
+		return err
+	}
 	if err := d.db.Flatten(2); err != nil {
 		return err
 	}

@@ -87,6 +87,10 @@ type Options struct {
 	// refuses with a *SpaceError unless the disk has room for it, and
 	// allocates that much of Badger's memory-mapped logs up front (reserve).
 	Reserve int64
+
+	// compactL0OnClose makes Close merge level 0 into the levels below
+	// (Compact's use: Badger's Flatten leaves a lone level 0 alone).
+	compactL0OnClose bool
 }
 
 // minReserve is what any read-write open reserves: a ref, a format record.
@@ -160,6 +164,9 @@ func Open(ctx context.Context, dir string, o Options) (db *DB, err error) {
 		// too, maps and unmaps each such file. One file per indexed
 		// commit made opening cost grow with the history (issue 20).
 		opts = opts.WithNumLevelZeroTables(8).WithNumLevelZeroTablesStall(16).WithValueThreshold(smallSessionInline)
+	}
+	if o.compactL0OnClose {
+		opts = opts.WithCompactL0OnClose(true)
 	}
 	delay := 25 * time.Millisecond
 	deadline := time.Now().Add(o.Wait)
@@ -301,11 +308,13 @@ func (d *DB) Close() error {
 // resident, so a session that writes hundreds of megabytes held them all
 // in memory (at 8x Go's source, 1,168 MiB peak RSS with a Go heap under
 // 600 MB; issue 20).
-func (d *DB) Reopen(ctx context.Context) error {
+func (d *DB) Reopen(ctx context.Context) error { return d.reopenAs(ctx, d.opened) }
+
+func (d *DB) reopenAs(ctx context.Context, o Options) error {
 	if err := d.Close(); err != nil {
 		return err
 	}
-	nd, err := Open(ctx, d.dir, d.opened)
+	nd, err := Open(ctx, d.dir, o)
 	if err != nil {
 		return err
 	}
