@@ -21,6 +21,7 @@ package expand
 
 import (
 	_ "embed"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -401,7 +402,11 @@ func hanRuns(text string) []string {
 // the analyzer splits them. A camelCase word either table has whole is
 // kept whole (WaitGroup -> waitgroup: 等待组, not wait and group, whose
 // 分组, 用户组 are other things; IndexLookUp -> indexlookup: 回表, not
-// index, look, up).
+// index, look, up). One with a part that is no word of either table, or
+// a stop word, is a name, one word with no translation: its parts are
+// not what it means (TiDB: ti, db -> 数据库; MySQL: my, sql -> 关系型数据库;
+// TiFlash: flash -> 闪存; PostgreSQL), while an identifier is words
+// (retryCount, maxMemory).
 func latinWords(text string) []string {
 	var out []string
 	word := []rune{}
@@ -421,6 +426,8 @@ func latinWords(text string) []string {
 				out = append(out[:first], w)
 			} else if _, ok := lookup(cedictEn, w); ok {
 				out = append(out[:first], w)
+			} else if slices.ContainsFunc(out[first:], notWord) {
+				out = out[:first]
 			}
 		}
 		whole.Reset()
@@ -442,4 +449,15 @@ func latinWords(text string) []string {
 	}
 	end()
 	return out
+}
+
+// notWord reports whether w, a part of a camelCase word, is a stop word
+// or in neither table.
+func notWord(w string) bool {
+	if segment.IsStop(w) {
+		return true
+	}
+	_, g := lookup(glossaryEn, w)
+	_, c := lookup(cedictEn, w)
+	return !g && !c
 }

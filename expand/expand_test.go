@@ -140,8 +140,19 @@ func TestExpandEnglishToChinese(t *testing.T) {
 			t.Errorf("stop word expanded: %+v", e)
 		}
 	}
-	if e := find(Expand("how to connect to MySQL from a Go app", nil), "sql"); e == nil {
-		t.Error("MySQL's sql lost its expansion")
+	// A product name is one word: the translations of its parts are not
+	// what it means (sql -> 关系型数据库, db -> 数据库, flash -> 闪存).
+	exps = Expand("上游 MySQL 的 binlog 怎么同步到 TiDB 和 TiFlash", nil)
+	for _, w := range []string{"sql", "mysql", "db", "tidb", "flash", "tiflash"} {
+		if e := find(exps, w); e != nil {
+			t.Errorf("a name's part expanded: %+v", e)
+		}
+	}
+	if e := find(exps, "binlog"); e == nil || e.To[0] != "二进制日志" {
+		t.Errorf("binlog: %+v", e)
+	}
+	if got := latinWords("PostgreSQL retryCount maxMemory mTLS"); !reflect.DeepEqual(got, []string{"retry", "count", "max", "memory", "tls"}) {
+		t.Errorf("latinWords: %v", got)
 	}
 	if len(Expand("", nil)) != 0 || len(Expand("，。！", nil)) != 0 {
 		t.Errorf("empty text expanded")
