@@ -70,7 +70,8 @@ const (
 // cut in agreement with an, the analyzer that cut the query's terms (nil:
 // the built-in dictionary's; see cutHan), and its English words.
 // Glossary entries win over CC-CEDICT's for the same word; CC-CEDICT is
-// not asked for single characters (too many senses each). The paraphrase
+// not asked for single characters (too many senses each) nor English
+// words of two letters. The paraphrase
 // table's colloquial words (起不来 -> 启动失败) are found on their own
 // pass (see paraphrases), so they add to the translations, never change
 // them.
@@ -110,7 +111,11 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 		}
 		if v, ok := lookup(glossaryEn, w); ok {
 			add(w, v, SourceGlossary)
-		} else if v, ok := lookup(cedictEn, w); ok {
+		} else if v, ok := lookup(cedictEn, w); ok && len(w) > 2 {
+			// Not for words of two letters, as not for single
+			// characters: in a technical question they are
+			// abbreviations or code's function words, CC-CEDICT's
+			// senses other ones' (tb 肺结核, pr 热腾腾, go 进入).
 			add(w, v, SourceCEDICT)
 		}
 	}

@@ -154,6 +154,17 @@ func TestExpandEnglishToChinese(t *testing.T) {
 	if got := latinWords("PostgreSQL retryCount maxMemory mTLS"); !reflect.DeepEqual(got, []string{"retry", "count", "max", "memory", "tls"}) {
 		t.Errorf("latinWords: %v", got)
 	}
+	// CC-CEDICT is not asked for two-letter words (tb: 肺结核, go: 进入);
+	// the glossary's abbreviations still expand.
+	exps = Expand("go test 写满 2 TB 的盘, PR 怎么合并", nil)
+	for _, w := range []string{"go", "tb"} {
+		if e := find(exps, w); e != nil {
+			t.Errorf("two-letter word expanded: %+v", e)
+		}
+	}
+	if e := find(exps, "pr"); e == nil || e.Source != SourceGlossary {
+		t.Errorf("pr: %+v", e)
+	}
 	if len(Expand("", nil)) != 0 || len(Expand("，。！", nil)) != 0 {
 		t.Errorf("empty text expanded")
 	}
