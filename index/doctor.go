@@ -61,10 +61,25 @@ func Doctor(ctx context.Context, repo *gitx.Repo, emb llm.Embedder) ([]Check, er
 		return out, nil
 	}
 	defer db.Close()
-	if db.Format.Pipeline != PipelineVersion {
-		add("format", "warn", fmt.Sprintf("index created by pipeline %d, this git-kb uses %d", db.Format.Pipeline, PipelineVersion), "run: git kb index (then git kb gc to drop the old pipeline's data)")
-	} else {
-		add("format", "ok", fmt.Sprintf("format %d, pipeline %d, %d MiB", db.Format.Format, db.Format.Pipeline, db.Size()>>20), "")
+	// What the records say, not m/format's pipeline: that is the version
+	// the index was created with, and stays after an upgrade's rebuild
+	// and the gc that drops the older version's data.
+	older, newer, err := db.OtherPipelines(PipelineVersion)
+	if err = store.Classify(err); errors.Is(err, store.ErrDamaged) {
+		add("index", "error", err.Error(), fix)
+		return out, nil
+	}
+	switch {
+	case err != nil:
+		add("format", "warn", "could not read the pipeline versions: "+err.Error(), "")
+	case older:
+		add("format", "warn", fmt.Sprintf("the index holds an older git-kb version's data (pipeline below %d), which this one never reads", PipelineVersion), "run: git kb index (then git kb gc --auto to drop the older version's data)")
+	default:
+		detail := fmt.Sprintf("format %d, pipeline %d, %d MiB", db.Format.Format, PipelineVersion, db.Size()>>20)
+		if newer {
+			detail += "; a newer git-kb uses this index too"
+		}
+		add("format", "ok", detail, "")
 	}
 
 	refs, exists, err := refsInGit(ctx, repo, db)

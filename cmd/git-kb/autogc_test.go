@@ -148,3 +148,38 @@ func TestAutoGCLeavesANewerGitKBsData(t *testing.T) {
 		t.Error("kb.gc.auto false: the older records went")
 	}
 }
+
+// TestDoctorAfterUpgrade: doctor says an older git-kb's data is left
+// until gc --auto drops it, and nothing once it has: the index's
+// creation pipeline (m/format) is history, not a fault to fix.
+func TestDoctorAfterUpgrade(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"guide.md": "# 熔断\n\n熔断阈值的配置说明。\n"})
+	// kb.gc.auto off: an in-process index run would start this test
+	// binary, not git-kb, as its background gc.
+	gittest.Git(t, dir, "config", "kb.gc.auto", "false")
+	plantPipeline(t, dir, index.PipelineVersion-1) // creates the index as the older git-kb did
+	indexJSON(t, dir)
+	format := func() index.Check {
+		t.Helper()
+		var checks []index.Check
+		kbJSON(t, dir, &checks, "doctor", "--json")
+		for _, c := range checks {
+			if c.Name == "format" {
+				return c
+			}
+		}
+		t.Fatalf("no format check: %+v", checks)
+		return index.Check{}
+	}
+	if c := format(); c.Status != "warn" || !strings.Contains(c.Fix, "gc --auto") {
+		t.Errorf("older data left: %+v", c)
+	}
+	var rep index.GCReport
+	kbJSON(t, dir, &rep, "gc", "--auto", "--json")
+	if rep.KeysDeleted == 0 {
+		t.Fatalf("gc --auto dropped nothing: %+v", rep)
+	}
+	if c := format(); c.Status != "ok" {
+		t.Errorf("after gc --auto: %+v", c)
+	}
+}
