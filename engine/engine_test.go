@@ -436,3 +436,25 @@ func TestExitingLeavesTheViewToTheExit(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnOnlyGitKB: a background run is started only from git-kb
+// itself. From this test binary it would be the binary again, running
+// its whole suite detached (the arguments below keep that run empty,
+// should the guard ever go).
+func TestSpawnOnlyGitKB(t *testing.T) {
+	dir := gittest.New(t, files)
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(repo.KBDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = spawnDetached(repo, "gc.log", "a test", "-test.run=^$")
+	if err == nil || !strings.Contains(err.Error(), "not the git-kb binary") {
+		t.Errorf("spawn from a test binary: %v, want a refusal", err)
+	}
+	if _, err := os.Stat(filepath.Join(repo.KBDir(), "gc.log")); !os.IsNotExist(err) {
+		t.Errorf("gc.log written for a run never started: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/git-kb/git-kb/gitx"
@@ -99,6 +100,12 @@ func spawnDetached(repo *gitx.Repo, log, what string, args ...string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
+	}
+	// Only git-kb itself: a program that embeds the engine (a Go test
+	// binary, which runs its whole suite whatever the arguments) would
+	// run itself again, detached, and perhaps spawn again from there.
+	if name := strings.TrimSuffix(filepath.Base(exe), ".exe"); name != "git-kb" {
+		return fmt.Errorf("%s is not the git-kb binary", filepath.Base(exe))
 	}
 	logPath := filepath.Join(repo.KBDir(), log)
 	if fi, err := os.Stat(logPath); err == nil && fi.Size() > 1<<20 {
