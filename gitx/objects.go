@@ -27,8 +27,8 @@ import (
 // clone's missing ones, a layout it does not know. It declines the whole
 // repository (ok false from newObjectStore) when git would not read the
 // object directory as it does: alternates, replace refs, the object
-// directory or alternates set in the environment, an object format other
-// than SHA-1.
+// directory or alternates set in the environment, an object format or
+// ref storage set in the config (sha256, reftable).
 type objectStore struct {
 	dir string // objects/
 
@@ -56,8 +56,12 @@ func newObjectStore(common string) (*objectStore, bool) {
 	if b, err := os.ReadFile(filepath.Join(common, "packed-refs")); err == nil && bytes.Contains(b, []byte(" refs/replace/")) || err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, false
 	}
-	if b, err := os.ReadFile(filepath.Join(common, "config")); err != nil || bytes.Contains(bytes.ToLower(b), []byte("objectformat")) {
-		return nil, false // sha256 repositories say so here; an unreadable config: let git judge
+	if b, err := os.ReadFile(filepath.Join(common, "config")); err != nil {
+		return nil, false // an unreadable config: let git judge
+	} else if lb := bytes.ToLower(b); bytes.Contains(lb, []byte("objectformat")) || bytes.Contains(lb, []byte("refstorage")) {
+		// sha256 objects; refs in a reftable, where replace refs would
+		// not be seen under refs/replace or in packed-refs
+		return nil, false
 	}
 	return &objectStore{dir: dir}, true
 }

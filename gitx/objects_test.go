@@ -117,6 +117,11 @@ func TestObjectStoreMatchesGit(t *testing.T) {
 		t.Fatal("alternates: the store reads the repository")
 	}
 	os.Remove(alt)
+	gittest.Git(t, dir, "config", "extensions.refStorage", "files")
+	if _, ok := newObjectStore(repo.CommonDir); ok {
+		t.Fatal("extensions.refStorage: the store reads the repository")
+	}
+	gittest.Git(t, dir, "config", "--unset", "extensions.refStorage")
 	gittest.Git(t, dir, "replace", blobs[0].String(), blobs[1].String())
 	if _, ok := newObjectStore(repo.CommonDir); ok {
 		t.Fatal("replace refs: the store reads the repository")
