@@ -5,18 +5,21 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/store"
 	"github.com/gofrs/flock"
 )
 
@@ -456,5 +459,38 @@ func TestSpawnOnlyGitKB(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo.KBDir(), "gc.log")); !os.IsNotExist(err) {
 		t.Errorf("gc.log written for a run never started: %v", err)
+	}
+}
+
+// TestFriendlyOnce: an error is explained once, though a command
+// explains its own error and main explains whatever it is given (git kb
+// gc on a read-only .git/kb said "cannot write the index: the file system
+// is read-only (cannot write the index: the file system is read-only
+// (lock ...))"), and what it wraps is still found.
+func TestFriendlyOnce(t *testing.T) {
+	for _, err := range []error{
+		&os.PathError{Op: "open", Path: "/r/.git/kb/embed.lock", Err: syscall.EROFS},
+		store.ErrLocked,
+		&store.SpaceError{Dir: "/r/.git/kb/db", Free: 1 << 20, Need: 8 << 20},
+		&store.DamagedError{Dir: "/r/.git/kb/db", File: "000001.sst", What: "checksum mismatch"},
+		&os.PathError{Op: "read", Path: "/r/.git/kb/db/000001.vlog", Err: syscall.EIO},
+	} {
+		once := Friendly(err)
+		if twice := Friendly(fmt.Errorf("gc: %w", once)); twice.Error() != "gc: "+once.Error() {
+			t.Errorf("explained twice:\n%v\nonce:\n%v", twice, once)
+		}
+		if once.Error() == err.Error() {
+			t.Errorf("%v: not explained", err)
+		}
+	}
+	if err := Friendly(store.ErrLocked); !errors.Is(err, store.ErrLocked) {
+		t.Errorf("%v does not wrap store.ErrLocked", err)
+	}
+	if err := Friendly(&store.SpaceError{Dir: "d", Free: 1, Need: 2}); !errors.As(err, new(*store.SpaceError)) {
+		t.Errorf("%v does not wrap the *SpaceError", err)
+	}
+	plain := errors.New("something else")
+	if Friendly(plain) != plain {
+		t.Errorf("an error with nothing to add changed: %v", Friendly(plain))
 	}
 }

@@ -15,10 +15,25 @@ import (
 // end shows errors through it; the engine uses it too, for the reason a
 // stale view stands in.
 func Friendly(err error) error {
-	if err == nil {
-		return nil
+	if err == nil || errors.As(err, new(explained)) {
+		// Explained already (a command's own call, then main's): the
+		// advice once, not twice over.
+		return err
 	}
 	err = store.Classify(err)
+	if f := friendly(err); f != nil {
+		return explained{f}
+	}
+	return err
+}
+
+// explained is an error Friendly has turned into what to do.
+type explained struct{ error }
+
+func (e explained) Unwrap() error { return e.error }
+
+// friendly is what to do about err, nil when there is nothing to add.
+func friendly(err error) error {
 	switch {
 	case errors.Is(err, gitx.ErrNotARepo):
 		return fmt.Errorf("%w\nrun git kb inside a git repository, or use git -C <dir> kb ...", err)
@@ -43,7 +58,7 @@ func Friendly(err error) error {
 	case errors.Is(err, syscall.EIO) || strings.Contains(err.Error(), "input/output error"):
 		return fmt.Errorf("the disk failed to read or write (%v); check the disk, then run: git kb doctor", FirstLine(err))
 	}
-	return err
+	return nil
 }
 
 // isMissingObject recognises git failing on an object it does not have.
