@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/store"
 )
 
 func TestGCKeepsBranchHeadsAndRecentDropsTheRest(t *testing.T) {
@@ -104,5 +106,25 @@ func TestGCDropsWholeSegmentsAndCommitsGoneFromGit(t *testing.T) {
 	out, _, code = kb(t, dir, "doctor")
 	if code != 0 || strings.Contains(out, "WARN") {
 		t.Errorf("doctor after gc: exit %d\n%s", code, out)
+	}
+}
+
+// TestGCReportsTheSizeOnDisk: gc's before and after are what the disk
+// holds with the database closed, not with the room gc's own session
+// reserved counted in (Go's source: "145 MiB -> 104 MiB" for 81 MB -> 41).
+func TestGCReportsTheSizeOnDisk(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"guide.md": "# 熔断\n\n熔断阈值的配置说明。\n"})
+	// kb.gc.auto off: an in-process index run must not start a gc of its own.
+	gittest.Git(t, dir, "config", "kb.gc.auto", "false")
+	plantPipeline(t, dir, index.PipelineVersion-1)
+	indexJSON(t, dir)
+	db := filepath.Join(dir, ".git", "kb", "db")
+	for _, args := range [][]string{{"gc", "--json", "--auto", "--dry-run"}, {"gc", "--json", "--auto"}, {"gc", "--json"}} {
+		before := store.DirSize(db)
+		var rep index.GCReport
+		kbJSON(t, dir, &rep, args...)
+		if after := store.DirSize(db); rep.BytesBefore != before || rep.BytesAfter != after {
+			t.Errorf("%v: reported %d -> %d bytes, the disk held %d -> %d", args, rep.BytesBefore, rep.BytesAfter, before, after)
+		}
 	}
 }
