@@ -409,7 +409,7 @@ func hanRuns(text string) []string {
 // 分组, 用户组 are other things; IndexLookUp -> indexlookup: 回表, not
 // index, look, up). One with a part that is no word of either table, or
 // a stop word, is a name, one word with no translation: its parts are
-// not what it means (TiDB: ti, db -> 数据库; MySQL: my, sql -> 关系型数据库;
+// not what it means (TiDB: ti, db -> 数据库; MySQL: my, sql;
 // TiFlash: flash -> 闪存; PostgreSQL), while an identifier is words
 // (retryCount, maxMemory).
 func latinWords(text string) []string {

@@ -141,7 +141,7 @@ func TestExpandEnglishToChinese(t *testing.T) {
 		}
 	}
 	// A product name is one word: the translations of its parts are not
-	// what it means (sql -> 关系型数据库, db -> 数据库, flash -> 闪存).
+	// what it means (db -> 数据库, flash -> 闪存).
 	exps = Expand("上游 MySQL 的 binlog 怎么同步到 TiDB 和 TiFlash", nil)
 	for _, w := range []string{"sql", "mysql", "db", "tidb", "flash", "tiflash"} {
 		if e := find(exps, w); e != nil {
@@ -334,6 +334,29 @@ func TestGlossaryReverse(t *testing.T) {
 	// Without CC-CEDICT, cipher's 密码 is no known part.
 	if _, en := table.Glossary(glossary, nil); !reflect.DeepEqual(en["cipher"], []string{"分组密码"}) {
 		t.Errorf("cipher without CC-CEDICT -> %v", en["cipher"])
+	}
+}
+
+// TestGlossaryCommonWords: a common English word maps back to its main
+// technical sense, not to an entry that lists it first for a compound or
+// a special use (connect once went to 隧道代理, ip to 网络层, binary to
+// 二分, lookup to 用户查询), and a word no term translates maps nowhere
+// (sql, json, true). The fix belongs in glossary.tsv (see GLOSSARY.md).
+func TestGlossaryCommonWords(t *testing.T) {
+	en := table.Parse(glossaryEn)
+	for w, want := range map[string]string{
+		"connect": "连接", "ip": "网际协议", "binary": "二进制", "lookup": "查找",
+		"error": "错误", "server": "服务", "list": "列表", "name": "名称",
+		"order": "顺序", "status": "状态", "replica": "副本", "gc": "垃圾回收",
+	} {
+		if got := en[w]; len(got) == 0 || got[0] != want {
+			t.Errorf("%s -> %v, want %s", w, got, want)
+		}
+	}
+	for _, w := range []string{"sql", "json", "true", "up", "pd"} {
+		if got, ok := en[w]; ok {
+			t.Errorf("%s -> %v, want no translation", w, got)
+		}
 	}
 }
 
