@@ -84,10 +84,20 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	}
 
 	rep := &GCReport{DryRun: o.DryRun, Kept: []string{}}
-	// Compaction rewrites the live tables before the old ones go: room
-	// for a copy of the database.
 	dir := DBDir(repo)
 	before := store.DirSize(dir)
+	// The session's logs (the deletions: Reserve below, which Open
+	// checks and allocates) and, beside them, the tables compaction
+	// writes before the old ones go: up to a copy of the database.
+	// Badger writes tables through memory mappings, where a full disk is
+	// a SIGBUS, so the room is checked up front: with only the logs'
+	// room, gc crashed on a disk with a little more free than the index's
+	// size (tidb-docs-cn, 8.9 MB: 9.5 MB free on a tmpfs).
+	if !o.DryRun {
+		if err := store.CheckSpace(dir, before); err != nil {
+			return nil, err
+		}
+	}
 	db, err := store.Open(ctx, dir, store.Options{Wait: o.Wait, OnWait: wait("searches to release the index"), Pipeline: PipelineVersion, Reserve: before / 2})
 	if err != nil {
 		return nil, err

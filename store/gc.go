@@ -209,7 +209,11 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 // delete; then Flatten merges what other levels remain.
 func (d *DB) Compact() error {
 	ctx := context.Background()
+	// The reopened sessions write nothing of their own, only the tables
+	// compaction makes (the caller checked room for them): no log
+	// reserve, whose allocation would take that room.
 	normal := d.opened
+	normal.Reserve = 0
 	once := normal
 	once.compactL0OnClose = true
 	if err := d.reopenAs(ctx, once); err != nil {
