@@ -33,7 +33,7 @@ func IndexCommit(ctx context.Context, repo *gitx.Repo, rev string, o Options) (*
 		// them takes a third of the rebuild's time, so that runs after
 		// this command, in the background, as git's own gc --auto does.
 		if serr := spawnDetached(repo, "gc.log", "dropping an older git-kb's index data", "gc", "--auto", "--quiet"); serr != nil {
-			o.note("could not start git kb gc --auto (%v): run git kb gc to drop an older version's index data", serr)
+			o.note("could not start git kb gc --auto (%v): run git kb gc --auto to drop an older version's index data", serr)
 		} else {
 			st.GCBackground = true
 			o.note("dropping an older git-kb version's index data in the background (git kb gc --auto, log: .git/kb/gc.log)")

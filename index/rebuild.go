@@ -57,7 +57,7 @@ func Rebuild(ctx context.Context, repo *gitx.Repo, o Options) (*RebuildReport, *
 		}
 	}
 	rep := &RebuildReport{}
-	release, err := lockIndex(ctx, repo.KBDir(), o.Wait, onWait("another git kb index to finish"))
+	release, err := lockIndex(ctx, repo.KBDir(), o.Wait, onWait("another git kb index or gc to finish"))
 	if err != nil {
 		return rep, nil, err
 	}
