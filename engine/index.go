@@ -45,10 +45,14 @@ func IndexCommit(ctx context.Context, repo *gitx.Repo, rev string, o Options) (*
 // SearchGCPercent is the collector's GOGC for a one-shot search. Its heap
 // stays small (at most ~6 MB live on Go's source) and it ends within a
 // second, yet at the default 100 (a cycle every 4 MB at first) the
-// collector ran 4 cycles per search, 12-16% of its CPU; at 400 it runs
+// collector ran 4 cycles per search, 12-16% of its CPU; at 400 it ran
 // once or not at all, for 3 MB more RSS (bench/cold_search.py
-// --old-env GOGC=100, issue 16).
-const SearchGCPercent = 400
+// --old-env GOGC=100, issue 16). 800 measured better again once snippets'
+// blobs were read in process (two runs, --new-env GOGC=800 against 400,
+// quiet machine: CPU 0.95x docs, 0.98x Go's source; peak RSS on Go's
+// source 60-75 MB either way); off or 1600 let Go's source's heap grow
+// into fresh huge pages, which the kernel zeroes: 1.10-1.15x there.
+const SearchGCPercent = 800
 
 // LighterGC sets SearchGCPercent for the rest of a one-shot search
 // process, unless the user set GOGC; IndexCommit puts the default back.
