@@ -476,17 +476,9 @@ const (
 // splitMarkdown reads them) mostly start with a code span.
 func referencePage(text string) bool {
 	heads, code := 0, 0
-	fence := ""
+	var fence codeFence
 	for line := range strings.Lines(text) {
-		t := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
+		if fence.skip(line) {
 			continue
 		}
 		if level, title := atxHeading(strings.TrimLeft(line, " ")); level >= 2 && title != "" {

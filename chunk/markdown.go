@@ -28,17 +28,9 @@ func splitMarkdown(text string) Doc {
 	var secs []section
 	var stack []string // heading texts by level-1
 	cur := section{start: body}
-	fence := ""
+	var fence codeFence
 	for i := body; i < len(ls); i++ {
-		t := strings.TrimSpace(ls[i])
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
+		if fence.skip(ls[i]) {
 			continue
 		}
 		level, title := atxHeading(ls[i])
@@ -171,4 +163,25 @@ func unquote(s string) string {
 		return s[1 : len(s)-1]
 	}
 	return s
+}
+
+// codeFence follows Markdown's fenced code blocks (``` or ~~~) line by
+// line: a heading inside one is code, not a section. Splitting and the
+// reference-page test read fences the same way through it.
+type codeFence string
+
+// skip reports whether line opens, closes or lies inside a fence.
+func (f *codeFence) skip(line string) bool {
+	t := strings.TrimSpace(line)
+	if *f != "" {
+		if strings.HasPrefix(t, string(*f)) {
+			*f = ""
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		*f = codeFence(t[:3])
+		return true
+	}
+	return false
 }

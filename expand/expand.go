@@ -111,12 +111,14 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 		}
 		if v, ok := lookup(glossaryEn, w); ok {
 			add(w, v, SourceGlossary)
-		} else if v, ok := lookup(cedictEn, w); ok && len(w) > 2 {
-			// Not for words of two letters, as not for single
-			// characters: in a technical question they are
+		} else if len(w) > 2 {
+			// CC-CEDICT is not asked for words of two letters, as not
+			// for single characters: in a technical question they are
 			// abbreviations or code's function words, CC-CEDICT's
 			// senses other ones' (tb 肺结核, pr 热腾腾, go 进入).
-			add(w, v, SourceCEDICT)
+			if v, ok := lookup(cedictEn, w); ok {
+				add(w, v, SourceCEDICT)
+			}
 		}
 	}
 	return out
@@ -462,7 +464,9 @@ func notWord(w string) bool {
 	if segment.IsStop(w) {
 		return true
 	}
-	_, g := lookup(glossaryEn, w)
-	_, c := lookup(cedictEn, w)
-	return !g && !c
+	if _, ok := lookup(glossaryEn, w); ok {
+		return false
+	}
+	_, ok := lookup(cedictEn, w)
+	return !ok
 }

@@ -67,22 +67,6 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	}
 	defer releaseEmbed()
 
-	keep := map[string]bool{}
-	prefixes := []string{"refs/heads"}
-	if o.KeepTags {
-		prefixes = append(prefixes, "refs/tags")
-	}
-	tips, err := repo.RefTips(ctx, prefixes...)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tips {
-		keep[t] = true
-	}
-	if head, _, err := repo.Resolve(ctx, "HEAD"); err == nil {
-		keep[head.String()] = true
-	}
-
 	rep := &GCReport{DryRun: o.DryRun, Kept: []string{}}
 	dir := DBDir(repo)
 	before := store.DirSize(dir)
@@ -105,7 +89,7 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	if o.Auto {
 		rep, err = autoGC(db, rep, o.DryRun)
 	} else {
-		rep, err = collect(ctx, repo, db, rep, keep, o)
+		rep, err = collect(ctx, repo, db, rep, o)
 	}
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -125,9 +109,26 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 }
 
 // collect is GC's collection of an open database: it keeps the views of
-// keep's commits and of the o.KeepRecent most recently indexed ones.
-func collect(ctx context.Context, repo *gitx.Repo, db *store.DB, rep *GCReport, keep map[string]bool, o GCOptions) (*GCReport, error) {
+// HEAD, the branch heads (and tags, with o.KeepTags) and the
+// o.KeepRecent most recently indexed commits. (gc --auto keeps every
+// view and asks git for none of this.)
+func collect(ctx context.Context, repo *gitx.Repo, db *store.DB, rep *GCReport, o GCOptions) (*GCReport, error) {
 	kbDir := repo.KBDir()
+	keep := map[string]bool{}
+	prefixes := []string{"refs/heads"}
+	if o.KeepTags {
+		prefixes = append(prefixes, "refs/tags")
+	}
+	tips, err := repo.RefTips(ctx, prefixes...)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tips {
+		keep[t] = true
+	}
+	if head, _, err := repo.Resolve(ctx, "HEAD"); err == nil {
+		keep[head.String()] = true
+	}
 	refs, exists, err := refsInGit(ctx, repo, db)
 	if err != nil {
 		return nil, err

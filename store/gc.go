@@ -23,10 +23,13 @@ type GCStats struct {
 	DeadChunks int `json:"dead_chunks_in_kept_segments"`
 	// OtherPipelineFiles counts the file records of other pipeline
 	// versions dropped (BlobsDropped counts this pipeline's).
-	OtherPipelineFiles int   `json:"other_pipeline_files,omitempty"`
-	KeysDeleted        int   `json:"keys_deleted"`
-	BytesBefore        int64 `json:"bytes_before"`
-	BytesAfter         int64 `json:"bytes_after"`
+	OtherPipelineFiles int `json:"other_pipeline_files,omitempty"`
+	KeysDeleted        int `json:"keys_deleted"`
+	// BytesBefore and BytesAfter are the database's size on disk, set
+	// by the caller with the database closed (open, it counts the room
+	// the session reserved).
+	BytesBefore int64 `json:"bytes_before"`
+	BytesAfter  int64 `json:"bytes_after"`
 }
 
 // GC deletes the refs that keep rejects and every piece of derived data
@@ -39,7 +42,7 @@ type GCStats struct {
 // The caller must hold the indexer and embedder locks: GC assumes no
 // segment is being written. With dryRun it only counts.
 func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
-	st := &GCStats{BytesBefore: d.Size()}
+	st := &GCStats{}
 	refs, err := d.Refs()
 	if err != nil {
 		return nil, err
@@ -162,7 +165,6 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 	st.ViewsStoredWhole = len(rewrite)
 	st.KeysDeleted = len(del)
 	if dryRun {
-		st.BytesAfter = st.BytesBefore
 		return st, nil
 	}
 	if len(rewrite) > 0 {
@@ -191,7 +193,6 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 	if err := d.Compact(); err != nil {
 		return nil, err
 	}
-	st.BytesAfter = d.Size()
 	return st, nil
 }
 
