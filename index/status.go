@@ -19,11 +19,19 @@ type Report struct {
 	SizeBytes int64  `json:"size_bytes"`
 	// Segments is how many committed segments the index holds (one per
 	// indexing run that read new blobs, until gc drops unused ones).
-	Segments  int    `json:"segments"`
-	Format    int    `json:"format"`
-	Pipeline  int    `json:"pipeline"`
-	HeadIndex bool   `json:"head_indexed"`
-	Head      string `json:"head,omitempty"`
+	Segments int `json:"segments"`
+	Format   int `json:"format"`
+	// Pipeline is the pipeline version of the views listed: this
+	// git-kb's, which is all it reads. CreatedPipeline is the one the
+	// index was created with, and OlderData / NewerData say whether
+	// records of an older git-kb (git kb gc drops them) or a newer one
+	// (left alone) are there too.
+	Pipeline        int    `json:"pipeline"`
+	CreatedPipeline int    `json:"created_pipeline"`
+	OlderData       bool   `json:"older_pipeline_data"`
+	NewerData       bool   `json:"newer_pipeline_data"`
+	HeadIndex       bool   `json:"head_indexed"`
+	Head            string `json:"head,omitempty"`
 	// LastIndexed is the most recently indexed commit, and Behind how many
 	// commits HEAD is ahead of it (-1: unknown, e.g. unrelated history).
 	LastIndexed string       `json:"last_indexed,omitempty"`
@@ -77,7 +85,10 @@ func Status(ctx context.Context, repo *gitx.Repo, emb llm.Embedder, denseOff str
 	defer db.Close()
 	rep.Exists = true
 	rep.SizeBytes = db.Size()
-	rep.Format, rep.Pipeline = db.Format.Format, db.Format.Pipeline
+	rep.Format, rep.CreatedPipeline = db.Format.Format, db.Format.Pipeline
+	if rep.OlderData, rep.NewerData, err = db.OtherPipelines(PipelineVersion); err != nil {
+		return nil, err
+	}
 	segs, err := db.Segments()
 	if err != nil {
 		return nil, err

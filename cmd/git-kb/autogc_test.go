@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,9 +150,10 @@ func TestAutoGCLeavesANewerGitKBsData(t *testing.T) {
 	}
 }
 
-// TestDoctorAfterUpgrade: doctor says an older git-kb's data is left
-// until gc --auto drops it, and nothing once it has: the index's
-// creation pipeline (m/format) is history, not a fault to fix.
+// TestDoctorAfterUpgrade: doctor and status say an older git-kb's data
+// is left until gc --auto drops it, and doctor nothing once it has: the
+// index's creation pipeline (m/format) is history, not a fault to fix;
+// status names it beside the pipeline of the views it lists.
 func TestDoctorAfterUpgrade(t *testing.T) {
 	dir := gittest.New(t, map[string]string{"guide.md": "# 熔断\n\n熔断阈值的配置说明。\n"})
 	// kb.gc.auto off: an in-process index run would start this test
@@ -174,6 +176,15 @@ func TestDoctorAfterUpgrade(t *testing.T) {
 	if c := format(); c.Status != "warn" || !strings.Contains(c.Fix, "gc --auto") {
 		t.Errorf("older data left: %+v", c)
 	}
+	var st index.Report
+	kbJSON(t, dir, &st, "status", "--json")
+	if st.Pipeline != index.PipelineVersion || st.CreatedPipeline != index.PipelineVersion-1 || !st.OlderData || st.NewerData {
+		t.Errorf("status with older data left: pipeline %d, created %d, older %v, newer %v", st.Pipeline, st.CreatedPipeline, st.OlderData, st.NewerData)
+	}
+	if out := kbBin(t, dir, "status"); !strings.Contains(out, fmt.Sprintf("pipeline %d (this git-kb", index.PipelineVersion)) ||
+		!strings.Contains(out, fmt.Sprintf("created at pipeline %d", index.PipelineVersion-1)) || !strings.Contains(out, "git kb gc drops them") {
+		t.Errorf("status with older data left:\n%s", out)
+	}
 	var rep index.GCReport
 	kbJSON(t, dir, &rep, "gc", "--auto", "--json")
 	if rep.KeysDeleted == 0 {
@@ -181,5 +192,10 @@ func TestDoctorAfterUpgrade(t *testing.T) {
 	}
 	if c := format(); c.Status != "ok" {
 		t.Errorf("after gc --auto: %+v", c)
+	}
+	st = index.Report{}
+	kbJSON(t, dir, &st, "status", "--json")
+	if st.OlderData || st.Pipeline != index.PipelineVersion {
+		t.Errorf("status after gc --auto: %+v", st)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/index"
@@ -40,7 +41,7 @@ func statusCommand(e env) *cli.Command {
 				segs = "segment"
 			}
 			fmt.Fprintf(e.Stdout, "index:    %s (%s on disk, %d %s)\n", rep.Dir, humanBytes(rep.SizeBytes), rep.Segments, segs)
-			fmt.Fprintf(e.Stdout, "format:   %d, pipeline %d (this git-kb: %d, %d)\n", rep.Format, rep.Pipeline, store.FormatVersion, index.PipelineVersion)
+			fmt.Fprintf(e.Stdout, "format:   %d, pipeline %d (this git-kb: %d, %d)%s\n", rep.Format, rep.Pipeline, store.FormatVersion, index.PipelineVersion, pipelineNote(rep))
 			headState := "not indexed (next search indexes it)"
 			switch {
 			case rep.HeadIndex:
@@ -76,3 +77,23 @@ func statusCommand(e env) *cli.Command {
 }
 
 func short12(s string) string { return s[:min(12, len(s))] }
+
+// pipelineNote says what else the index holds besides this git-kb's
+// records: the pipeline it was created with, when older, and an older or
+// a newer git-kb's data.
+func pipelineNote(rep *index.Report) string {
+	var notes []string
+	if rep.CreatedPipeline != 0 && rep.CreatedPipeline != rep.Pipeline {
+		notes = append(notes, fmt.Sprintf("created at pipeline %d", rep.CreatedPipeline))
+	}
+	if rep.OlderData {
+		notes = append(notes, "an older git-kb's records are left (git kb gc drops them)")
+	}
+	if rep.NewerData {
+		notes = append(notes, "a newer git-kb's records too (left alone)")
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(notes, "; ")
+}
