@@ -27,16 +27,22 @@ func IndexCommit(ctx context.Context, repo *gitx.Repo, rev string, o Options) (*
 		Progress:  update,
 		KeepCores: o.Server,
 	})
-	if err == nil && st.OlderPipelines {
+	if err == nil && (st.OlderPipelines || st.GCUnfinished) {
 		// An upgrade's rebuild: the older version's records are as big as
 		// the new index (Go's source: 133 MB beside 41 MB) and dropping
 		// them takes a third of the rebuild's time, so that runs after
 		// this command, in the background, as git's own gc --auto does.
-		if serr := spawnDetached(repo, "gc.log", "dropping an older git-kb's index data", "gc", "--auto", "--quiet"); serr != nil {
-			o.note("could not start git kb gc --auto (%v): run git kb gc --auto to drop an older version's index data", serr)
+		// Or a gc that was killed: what it dropped takes its space until
+		// the compaction it never reached.
+		what := "dropping an older git-kb's index data"
+		if !st.OlderPipelines {
+			what = "finishing a git kb gc that did not end"
+		}
+		if serr := spawnDetached(repo, "gc.log", what, "gc", "--auto", "--quiet"); serr != nil {
+			o.note("could not start git kb gc --auto (%v): run git kb gc --auto for %s", serr, what)
 		} else {
 			st.GCBackground = true
-			o.note("dropping an older git-kb version's index data in the background (git kb gc --auto, log: .git/kb/gc.log)")
+			o.note("%s in the background (git kb gc --auto, log: .git/kb/gc.log)", what)
 		}
 	}
 	return st, err

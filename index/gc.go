@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -86,8 +87,20 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The marker stays if this run is killed or fails: its drops may be
+	// done and the compaction that frees their space not, and nothing in
+	// the index would tell (see GCUnfinished).
+	marker := filepath.Join(kbDir, gcMarker)
+	_, statErr := os.Stat(marker)
+	unfinished := statErr == nil
+	if !o.DryRun {
+		if err := os.WriteFile(marker, []byte("git kb gc started "+time.Now().Format(time.RFC3339)+"\n"), 0o644); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("gc: write %s: %w", marker, err)
+		}
+	}
 	if o.Auto {
-		rep, err = autoGC(db, rep, o.DryRun)
+		rep, err = autoGC(db, rep, o.DryRun, unfinished)
 	} else {
 		rep, err = collect(ctx, repo, db, rep, o)
 	}
@@ -96,6 +109,9 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !o.DryRun {
+		os.Remove(marker)
 	}
 	// The sizes on disk with the database closed: an open one counts the
 	// room its session reserved (store.Options.Reserve, half the size),
@@ -161,8 +177,10 @@ func collect(ctx context.Context, repo *gitx.Repo, db *store.DB, rep *GCReport, 
 }
 
 // autoGC drops older pipelines' records and keeps every view of this
-// one (GCOptions.Auto).
-func autoGC(db *store.DB, rep *GCReport, dryRun bool) (*GCReport, error) {
+// one (GCOptions.Auto). unfinished says an earlier gc was killed or
+// failed: what it dropped may still take its space until a compaction,
+// so that runs even when no older records are left.
+func autoGC(db *store.DB, rep *GCReport, dryRun, unfinished bool) (*GCReport, error) {
 	older, newer, err := db.OtherPipelines(PipelineVersion)
 	switch {
 	case err != nil:
@@ -170,7 +188,7 @@ func autoGC(db *store.DB, rep *GCReport, dryRun bool) (*GCReport, error) {
 	case newer:
 		rep.Skipped = "a newer git-kb also uses this index: run git kb gc with the newest one"
 		return rep, nil
-	case !older:
+	case !older && !unfinished:
 		rep.Skipped = "no data of an older git-kb version"
 		return rep, nil
 	}
@@ -183,6 +201,23 @@ func autoGC(db *store.DB, rep *GCReport, dryRun bool) (*GCReport, error) {
 	}
 	rep.GCStats = *st
 	return rep, nil
+}
+
+// gcMarker is the file in .git/kb a gc writes when it starts and removes
+// when it has ended well.
+const gcMarker = "gc-unfinished"
+
+// gcRetryAfter is how old a marker must be before an index run asks for
+// gc --auto again: a gc that keeps failing (a disk too full for its
+// compaction) is retried hourly, not by every hook.
+var gcRetryAfter = time.Hour
+
+// GCUnfinished reports whether a gc started in kbDir more than
+// gcRetryAfter ago and never ended well (killed, or failed). Call it
+// holding the index lock, which a running gc holds.
+func GCUnfinished(kbDir string) bool {
+	fi, err := os.Stat(filepath.Join(kbDir, gcMarker))
+	return err == nil && time.Since(fi.ModTime()) > gcRetryAfter
 }
 
 // pruneQueryCache removes cached query vectors older than age, and all of

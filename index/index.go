@@ -98,6 +98,10 @@ type Stats struct {
 	// is on: GC with Auto drops them (the engine starts it in the
 	// background). False when a newer git-kb uses this index too.
 	OlderPipelines bool `json:"older_pipelines,omitempty"`
+	// GCUnfinished says a gc started over an hour ago never ended well
+	// (killed, or failed), and kb.gc.auto is on: the engine starts
+	// `git kb gc --auto` again to finish it.
+	GCUnfinished bool `json:"gc_unfinished,omitempty"`
 	// GCBackground says a `git kb gc --auto` was started for them.
 	GCBackground bool `json:"gc_background,omitempty"`
 }
@@ -168,6 +172,9 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 	pol := secrets.NewPolicy(set.SecretsAllow)
 	tm.since("settings", t0)
+	// A gc --auto killed half way (we hold the index lock, so none runs)
+	// may have dropped records whose space only its compaction frees.
+	st.GCUnfinished = set.GCAuto && GCUnfinished(repo.KBDir())
 	// A changed kb.secrets.allow re-derives every blob (see policyFile).
 	fp := pol.Fingerprint()
 	rederive := indexedPolicy(repo.KBDir()) != fp

@@ -107,7 +107,7 @@ var Table = []Setting{
 		Doc: "`git kb gc` also keeps the views of tagged commits (`--tags`)",
 		set: boolInto(func(s *Settings) *bool { return &s.GCKeepTags })},
 	{Key: "kb.gc.auto", Type: "bool", Default: "true", Accepted: "true or false",
-		Doc: "after an upgrade of git-kb rebuilds the index, a background `git kb gc --auto` drops the data of the older version (only that); false leaves it for `git kb gc`",
+		Doc: "after an upgrade of git-kb rebuilds the index, a background `git kb gc --auto` drops the data of the older version (only that), and finishes a gc that was killed; false leaves both for `git kb gc`",
 		set: boolInto(func(s *Settings) *bool { return &s.GCAuto })},
 	{Key: "kb.share.remote", Type: "string", Accepted: "a remote name or URL",
 		Doc: "where `git kb push`/`pull` go when no REMOTE is named, and what hooks pull from (set by `git kb share setup`); unset: origin",

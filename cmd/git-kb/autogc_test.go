@@ -199,3 +199,58 @@ func TestDoctorAfterUpgrade(t *testing.T) {
 		t.Errorf("status after gc --auto: %+v", st)
 	}
 }
+
+// TestUnfinishedGCIsFinished: a gc killed half way leaves its marker
+// (.git/kb/gc-unfinished); an index run an hour later starts git kb gc
+// --auto in the background (the real binary), which compacts though no
+// older records are left and removes the marker. A younger marker is
+// left alone: a gc that keeps failing is retried hourly, not by every
+// hook.
+func TestUnfinishedGCIsFinished(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"guide.md": "# 熔断\n\n熔断阈值的配置说明。\n"})
+	indexJSON(t, dir)
+	marker := filepath.Join(dir, ".git", "kb", "gc-unfinished")
+	if err := os.WriteFile(marker, []byte("git kb gc started\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st index.Stats
+	out := kbBin(t, dir, "index", "--json")
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if st.GCUnfinished || st.GCBackground {
+		t.Fatalf("a marker just written: gc_unfinished %v, gc_background %v", st.GCUnfinished, st.GCBackground)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(marker, old, old); err != nil {
+		t.Fatal(err)
+	}
+	out = kbBin(t, dir, "index", "--json")
+	st = index.Stats{}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !st.GCUnfinished || !st.GCBackground {
+		t.Fatalf("a marker two hours old: gc_unfinished %v, gc_background %v\n%s", st.GCUnfinished, st.GCBackground, out)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		log, _ := os.ReadFile(filepath.Join(dir, ".git", "kb", "gc.log"))
+		if _, err := os.Stat(marker); os.IsNotExist(err) && strings.Contains(string(log), "freed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background gc did not finish in 60 s; gc.log:\n%s", log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if r := searchJSON(t, dir, "--no-index", "熔断阈值"); len(r.Results) == 0 || r.Results[0].Path != "guide.md" {
+		t.Errorf("search after the background gc: %+v", r.Results)
+	}
+	// Finished: gc --auto has nothing to do again.
+	var again index.GCReport
+	kbJSON(t, dir, &again, "gc", "--auto", "--json")
+	if again.Skipped == "" {
+		t.Errorf("gc --auto after the finished one: %+v", again)
+	}
+}
