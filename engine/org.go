@@ -521,6 +521,89 @@ var repoOp = regexp.MustCompile(`(?i)(^|\s)(-?)repo:("[^"]*"|\S+)`)
 // searched lexically.
 func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Response, error) {
 	start := time.Now()
+	s, err := k.newOrgSearch(r)
+	if err != nil {
+		return nil, err
+	}
+	resp := &search.Response{Query: r.Query, Mode: search.ModeLexical, Results: []search.Result{}, Terms: s.own}
+	if s.c, err = k.OrgClient(); err != nil {
+		return nil, err
+	}
+	if len(resp.Terms) == 0 {
+		resp.TookMs = time.Since(start).Milliseconds()
+		return resp, nil
+	}
+	if s.r.Mode != search.ModeLexical && k.Dense == nil {
+		s.degrade("dense retrieval is off: no embedder configured here (see git kb search --help), so the org index is searched lexically")
+		s.r.Mode = search.ModeLexical
+	}
+	s.wfused = s.r.Mode == search.ModeHybrid && s.r.Fusion == OrgFusionWeaviate
+	corpus, dense, chunks, err := s.gather(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	var texts func([]org.ChunkRef) (map[org.ChunkRef]string, error)
+	if !s.needText {
+		texts = func(refs []org.ChunkRef) (map[org.ChunkRef]string, error) {
+			t0 := time.Now()
+			defer s.lap("org: text", t0)
+			return s.c.Texts(ctx, refs)
+		}
+	}
+	inLinks, err := s.inLinks(ctx, chunks, dense)
+	if err != nil {
+		return nil, err
+	}
+	if corpus != nil && corpus.Unavailable != "" {
+		// The searcher counts each term's document frequency among the
+		// chunks it was given instead: the collection's are unknown.
+		s.degrade("the org collection's document frequencies could not be counted, so results are ranked by the candidates' own (" + corpus.Unavailable + "): a replicated collection with a node down")
+	}
+	t0 := time.Now()
+	resp, err = orgRank(ctx, s.req, resp, corpus, chunks, dense, inLinks, texts, start)
+	if resp != nil {
+		s.lap("org: rank", t0)
+		resp.Timings = s.timings
+		if len(s.degraded) > 0 {
+			if resp.Degraded != "" {
+				s.degrade(resp.Degraded)
+			}
+			resp.Degraded = strings.Join(s.degraded, "; ")
+		}
+	}
+	return resp, err
+}
+
+// orgSearch is one org search on its way: the request read, what is
+// asked of Weaviate, and what the steps report (timings, degradations).
+type orgSearch struct {
+	r     OrgSearchRequest
+	raw   string // the query less its repo: operators, secrets redacted
+	q     *search.Query
+	f     org.Filter // what runs in Weaviate
+	scope func(string) bool
+	req   search.Request // for local search's stages (orgRank)
+	alpha float64        // Weaviate's fusion's vector weight
+	// terms are the query's analyzed terms, expansions included; own the
+	// user's words; qterms what Weaviate's BM25 is asked (see gather).
+	terms, own, qterms []string
+	// needText: the chunks' text is two fifths of what they weigh, and
+	// only the results shown need it (their snippets), unless phrases or
+	// exclusions are checked against it.
+	needText bool
+	// wfused: Weaviate's hybrid query ranks the chunks (OrgFusionWeaviate).
+	wfused bool
+	c      *org.Client
+
+	mu       sync.Mutex // timings and degraded: steps run concurrently
+	timings  map[string]float64
+	degraded []string
+}
+
+// newOrgSearch checks r and reads its query: the repo: operators become
+// Weaviate filters with the query language's others, and a secret pasted
+// into the query is redacted before any of it goes out.
+func (k *Engine) newOrgSearch(r OrgSearchRequest) (*orgSearch, error) {
 	if r.K <= 0 {
 		r.K = 10
 	}
@@ -544,28 +627,27 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 	default:
 		return nil, Usagef("fusion %s: want rrf, dbsf or %s", r.Fusion, OrgFusionWeaviate)
 	}
-	alpha := k.Settings.Org.Alpha
+	s := &orgSearch{r: r, alpha: k.Settings.Org.Alpha, timings: map[string]float64{}}
 	if r.Alpha != nil {
-		if alpha = *r.Alpha; !(alpha >= 0 && alpha <= 1) {
-			return nil, Usagef("alpha %g: want a number from 0 (BM25 only) to 1 (vectors only)", alpha)
+		if s.alpha = *r.Alpha; !(s.alpha >= 0 && s.alpha <= 1) {
+			return nil, Usagef("alpha %g: want a number from 0 (BM25 only) to 1 (vectors only)", s.alpha)
 		}
 	}
-	var f org.Filter
 	raw := repoOp.ReplaceAllStringFunc(r.Query, func(m string) string {
 		sm := repoOp.FindStringSubmatch(m)
 		name := strings.Trim(sm[3], `"`)
 		if sm[2] == "-" {
-			f.NotRepos = append(f.NotRepos, name)
+			s.f.NotRepos = append(s.f.NotRepos, name)
 		} else {
-			f.Repos = append(f.Repos, name)
+			s.f.Repos = append(s.f.Repos, name)
 		}
 		return sm[1]
 	})
 	// The query's terms go to Weaviate: a secret pasted into the query
 	// (a key from a log line) is redacted first, as the published text
 	// was (and as the query is before it is embedded).
-	raw = k.Secrets.RedactText("", raw)
-	q, err := search.ParseQuery(raw)
+	s.raw = k.Secrets.RedactText("", raw)
+	q, err := search.ParseQuery(s.raw)
 	if err != nil {
 		return nil, &UsageError{err.Error()}
 	}
@@ -578,164 +660,67 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 	if len(q.Files) > 0 {
 		return nil, Usagef("@file names a file of one repository: use path:%s (and repo:NAME) with --org", q.Files[0])
 	}
-	scope, err := orgScope(q)
-	if err != nil {
+	if s.scope, err = orgScope(q); err != nil {
 		return nil, &UsageError{err.Error()}
 	}
-	f.PathLike, f.NotPathLike = likePatterns(q.Paths), likePatterns(q.NotPaths)
-	f.Langs, f.NotLangs, f.Tags, f.Owners = q.Langs, q.NotLangs, q.Tags, q.Owners
-	req := search.Request{Query: raw, Parsed: q, K: r.K, PerFile: r.PerFile, Mode: search.ModeLexical, Fusion: r.Fusion, Explain: r.Explain,
+	s.q = q
+	s.f.PathLike, s.f.NotPathLike = likePatterns(q.Paths), likePatterns(q.NotPaths)
+	s.f.Langs, s.f.NotLangs, s.f.Tags, s.f.Owners = q.Langs, q.NotLangs, q.Tags, q.Owners
+	s.req = search.Request{Query: s.raw, Parsed: q, K: r.K, PerFile: r.PerFile, Mode: search.ModeLexical, Fusion: r.Fusion, Explain: r.Explain,
 		StaleAfter: k.Settings.StaleAfter, NoPriors: !k.Settings.Priors, NoExpand: !k.Settings.Expand}
-	if req.Fusion == OrgFusionWeaviate {
-		req.Fusion = search.FusionRRF
+	if s.req.Fusion == OrgFusionWeaviate {
+		s.req.Fusion = search.FusionRRF
 	}
-	terms, err := search.QueryTerms(req)
-	if err != nil {
+	if s.terms, err = search.QueryTerms(s.req); err != nil {
 		return nil, &UsageError{err.Error()}
 	}
-	resp := &search.Response{Query: r.Query, Mode: search.ModeLexical, Results: []search.Result{}, Terms: segment.Tiny().Terms(q.Text)}
-	c, err := k.OrgClient()
-	if err != nil {
-		return nil, err
-	}
-	if len(resp.Terms) == 0 {
-		resp.TookMs = time.Since(start).Milliseconds()
-		return resp, nil
-	}
-	timings := map[string]float64{}
-	var tmu sync.Mutex
-	lap := func(stage string, t time.Time) {
-		tmu.Lock()
-		timings[stage] = float64(time.Since(t).Microseconds()) / 1000
-		tmu.Unlock()
-	}
-	var degraded []string
-	if r.Mode != search.ModeLexical && k.Dense == nil {
-		degraded = append(degraded, "dense retrieval is off: no embedder configured here (see git kb search --help), so the org index is searched lexically")
-		r.Mode = search.ModeLexical
-	}
-	// The statistics of the repositories searched, and meanwhile the
-	// query's embedding; the vector side then asks Weaviate for the
-	// nearest chunks of the repositories whose vectors it can compare.
-	var corpus *org.Corpus
-	var dense *orgDense
-	var corpusErr, denseErr error
-	corpusDone, denseDone := make(chan struct{}), make(chan struct{})
-	var qvec []float32
-	var qvecErr error
-	qvecDone := make(chan struct{})
-	if r.Mode != search.ModeLexical {
-		go func() {
-			defer close(qvecDone)
-			t0 := time.Now()
-			qvec, qvecErr = k.Dense.QueryVector(ctx, k.Secrets, raw)
-			lap("org: embed query", t0)
-		}()
-	} else {
-		close(qvecDone)
-	}
-	// The chunks' text is two fifths of what they weigh, and only the
-	// results shown need it (their snippets), unless phrases or
-	// exclusions are checked against it.
-	needText := len(q.Phrases)+len(q.Excludes) > 0
+	s.own = segment.Tiny().Terms(q.Text)
 	// The user's own words twice: Weaviate's BM25 counts a word repeated
 	// in the query more, as local search weighs expansions below them.
-	qterms := append(append([]string(nil), terms...), resp.Terms...)
-	wfused := r.Mode == search.ModeHybrid && r.Fusion == OrgFusionWeaviate
-	sreq := req
+	s.qterms = append(append([]string(nil), s.terms...), s.own...)
+	s.needText = len(q.Phrases)+len(q.Excludes) > 0
+	return s, nil
+}
+
+func (s *orgSearch) lap(stage string, t time.Time) {
+	s.mu.Lock()
+	s.timings[stage] = float64(time.Since(t).Microseconds()) / 1000
+	s.mu.Unlock()
+}
+
+func (s *orgSearch) degrade(why string) {
+	s.mu.Lock()
+	s.degraded = append(s.degraded, why)
+	s.mu.Unlock()
+}
+
+// gather asks Weaviate for what ranking needs, at once where it can: the
+// statistics of the repositories searched (statistics), and meanwhile
+// the query's embedding and the vector side (vectors), then the lexical
+// side's chunks (lexical). With no vector side where only one was asked
+// for (Weaviate's fusion, or dense), it answers lexically.
+func (s *orgSearch) gather(ctx context.Context, k *Engine) (*org.Corpus, *orgDense, []org.Chunk, error) {
+	var corpus *org.Corpus
+	var corpusErr error
+	corpusDone := make(chan struct{})
 	go func() {
 		defer close(corpusDone)
-		t0 := time.Now()
-		// Weaviate's fusion ranks without our BM25: the statistics
-		// objects say which vectors compare, no document frequencies
-		// are needed (two counts per query term: most of the request).
-		dfTerms := terms
-		if wfused {
-			dfTerms = nil
-		}
-		corpus, corpusErr = c.Corpus(ctx, f, dfTerms)
-		lap("org: statistics", t0)
-		if corpusErr == nil && dfTerms != nil && corpus.Unavailable == "" {
-			t0 := time.Now()
-			corpusErr = orgCommonFileDF(ctx, c, f, sreq, corpus)
-			lap("org: statistics of common words", t0)
-		}
+		corpus, corpusErr = s.statistics(ctx)
 	}()
+	var dense *orgDense
+	var denseErr error
+	denseDone := make(chan struct{})
 	go func() {
 		defer close(denseDone)
-		<-qvecDone
-		if r.Mode == search.ModeLexical {
-			return
-		}
-		if qvecErr != nil {
+		dense, denseErr = s.vectors(ctx, k, func() (*org.Corpus, error) {
 			<-corpusDone
-			degraded = append(degraded, "dense retrieval failed: "+qvecErr.Error())
-			return
-		}
-		// Asked at once, beside the statistics: which repositories'
-		// vectors compare is known only from them, and the answer is
-		// dropped (or, rarely, asked again of fewer repositories) when
-		// some do not. Meanwhile it was never shown to anyone.
-		t0 := time.Now()
-		nq := org.Query{Vector: qvec, Limit: orgDenseChunks, Filter: f, NoText: !needText}
-		if wfused {
-			nq.Terms, nq.Alpha = qterms, float32(alpha)
-		}
-		hits, err := c.Search(ctx, nq)
-		lap("org: vectors", t0)
-		<-corpusDone
-		if corpusErr != nil {
-			return
-		}
-		var why string
-		dense, why = k.orgDenseScope(corpus, f, qvec)
-		if why != "" {
-			degraded = append(degraded, why)
-		}
-		switch {
-		case dense == nil:
-		case len(dense.refused) > 0 && wfused:
-			// Weaviate's fusion cannot leave those repositories'
-			// vectors out of one query without leaving out their words.
-			degraded = append(degraded, "Weaviate's fusion cannot leave those repositories' vectors out and keep their words: answered lexically (--fusion rrf keeps the vector side for the others)")
-			dense = nil
-		case len(dense.refused) > 0:
-			t0 := time.Now()
-			nq.Filter = dense.filter
-			dense.hits, denseErr = c.Search(ctx, nq)
-			lap("org: vectors again", t0)
-		default:
-			dense.hits, denseErr = hits, err
-		}
+			return corpus, corpusErr
+		})
 	}()
-	// The lexical side: the files of the best chunks by Weaviate's BM25F
-	// over the query's terms, expansions included, then every chunk of
-	// them that holds a term, the evidence local search would have of
-	// those files.
-	lexical := func() ([]org.Chunk, error) {
-		t0 := time.Now()
-		cands, err := c.Files(ctx, org.Query{Terms: qterms, Limit: orgCandidateChunks, Filter: f}, orgCandidateFiles(r.K))
-		lap("org: candidates", t0)
-		if err != nil {
-			return nil, err
-		}
-		if scope != nil {
-			kept := cands[:0]
-			for _, f := range cands {
-				if scope(f.Path) {
-					kept = append(kept, f)
-				}
-			}
-			cands = kept
-		}
-		t0 = time.Now()
-		chunks, err := c.FileChunks(ctx, cands, terms, needText)
-		lap("org: chunks", t0)
-		return chunks, err
-	}
 	var chunks []org.Chunk
-	if !wfused && r.Mode != search.ModeDense {
-		chunks, err = lexical()
+	var err error
+	if !s.wfused && s.r.Mode != search.ModeDense {
+		chunks, err = s.lexical(ctx)
 	}
 	<-corpusDone
 	<-denseDone
@@ -744,112 +729,190 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "could not find class") || strings.Contains(err.Error(), "Cannot query field") || strings.Contains(err.Error(), "no such prop") {
-			return nil, fmt.Errorf("org endpoint %s has no collection %s (or not one of this git kb's): publish a repository first (git kb publish)", k.Settings.Org.URL, c.Collection())
+			return nil, nil, nil, fmt.Errorf("org endpoint %s has no collection %s (or not one of this git kb's): publish a repository first (git kb publish)", k.Settings.Org.URL, s.c.Collection())
 		}
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if denseErr != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, nil, ctx.Err()
 		}
-		degraded = append(degraded, "dense retrieval failed: "+denseErr.Error())
+		s.degrade("dense retrieval failed: " + denseErr.Error())
 		dense = nil
 	}
 	if dense != nil {
-		req.Mode = r.Mode
-		if wfused {
+		s.req.Mode = s.r.Mode
+		if s.wfused {
 			dense.fused = OrgFusionWeaviate
 		}
-		if scope != nil {
+		if s.scope != nil {
 			kept := dense.hits[:0]
 			for _, h := range dense.hits {
-				if scope(h.Path) {
+				if s.scope(h.Path) {
 					kept = append(kept, h)
 				}
 			}
 			dense.hits = kept
 		}
-	} else if wfused || r.Mode == search.ModeDense {
+		return corpus, dense, chunks, nil
+	}
+	if s.wfused || s.r.Mode == search.ModeDense {
 		// No vector side, and no lexical side asked for: the lexical
 		// answer (Degraded says why), with the document frequencies
 		// Weaviate's fusion did not need.
-		if wfused {
+		if s.wfused {
 			t0 := time.Now()
-			if corpus, err = c.Corpus(ctx, f, terms); err != nil {
-				return nil, err
+			if corpus, err = s.c.Corpus(ctx, s.f, s.terms); err != nil {
+				return nil, nil, nil, err
 			}
 			if corpus.Unavailable == "" {
-				if err = orgCommonFileDF(ctx, c, f, req, corpus); err != nil {
-					return nil, err
+				if err = orgCommonFileDF(ctx, s.c, s.f, s.req, corpus); err != nil {
+					return nil, nil, nil, err
 				}
 			}
-			lap("org: statistics again", t0)
+			s.lap("org: statistics again", t0)
 		}
-		if chunks, err = lexical(); err != nil {
-			return nil, err
+		if chunks, err = s.lexical(ctx); err != nil {
+			return nil, nil, nil, err
 		}
+	}
+	return corpus, nil, chunks, nil
+}
+
+// statistics reads the repositories' statistics objects and the query
+// terms' document frequencies. Weaviate's fusion ranks without our BM25:
+// then the statistics objects only say which vectors compare, and no
+// document frequencies are asked for (two counts per query term: most of
+// the request).
+func (s *orgSearch) statistics(ctx context.Context) (*org.Corpus, error) {
+	t0 := time.Now()
+	dfTerms := s.terms
+	if s.wfused {
+		dfTerms = nil
+	}
+	corpus, err := s.c.Corpus(ctx, s.f, dfTerms)
+	s.lap("org: statistics", t0)
+	if err == nil && dfTerms != nil && corpus.Unavailable == "" {
+		t0 := time.Now()
+		err = orgCommonFileDF(ctx, s.c, s.f, s.req, corpus)
+		s.lap("org: statistics of common words", t0)
+	}
+	return corpus, err
+}
+
+// vectors is the vector side: the query embedded here, and Weaviate's
+// nearest chunks (or its hybrid ranking, wfused) asked at once, beside
+// the statistics; which repositories' vectors compare is known only from
+// those (stats waits for them), and the answer is dropped (or, rarely,
+// asked again of fewer repositories) when some do not. Meanwhile it was
+// never shown to anyone. nil for a lexical search, or when no vectors
+// compare (a degradation says why).
+func (s *orgSearch) vectors(ctx context.Context, k *Engine, stats func() (*org.Corpus, error)) (*orgDense, error) {
+	if s.r.Mode == search.ModeLexical {
+		return nil, nil
 	}
 	t0 := time.Now()
-	var texts func([]org.ChunkRef) (map[org.ChunkRef]string, error)
-	if !needText {
-		texts = func(refs []org.ChunkRef) (map[org.ChunkRef]string, error) {
-			t0 := time.Now()
-			defer lap("org: text", t0)
-			return c.Texts(ctx, refs)
-		}
+	qvec, err := k.Dense.QueryVector(ctx, k.Secrets, s.raw)
+	s.lap("org: embed query", t0)
+	if err != nil {
+		stats()
+		s.degrade("dense retrieval failed: " + err.Error())
+		return nil, nil
 	}
-	// The overview prior's in-links of the Markdown pages among them
-	// (local search counts them in its postings).
 	t0 = time.Now()
+	nq := org.Query{Vector: qvec, Limit: orgDenseChunks, Filter: s.f, NoText: !s.needText}
+	if s.wfused {
+		nq.Terms, nq.Alpha = s.qterms, float32(s.alpha)
+	}
+	hits, err := s.c.Search(ctx, nq)
+	s.lap("org: vectors", t0)
+	corpus, cerr := stats()
+	if cerr != nil {
+		return nil, nil // gather reports the statistics' error
+	}
+	dense, why := k.orgDenseScope(corpus, s.f, qvec)
+	if why != "" {
+		s.degrade(why)
+	}
+	switch {
+	case dense == nil:
+		return nil, nil
+	case len(dense.refused) > 0 && s.wfused:
+		// Weaviate's fusion cannot leave those repositories' vectors
+		// out of one query without leaving out their words.
+		s.degrade("Weaviate's fusion cannot leave those repositories' vectors out and keep their words: answered lexically (--fusion rrf keeps the vector side for the others)")
+		return nil, nil
+	case len(dense.refused) > 0:
+		t0 := time.Now()
+		nq.Filter = dense.filter
+		dense.hits, err = s.c.Search(ctx, nq)
+		s.lap("org: vectors again", t0)
+	default:
+		dense.hits = hits
+	}
+	return dense, err
+}
+
+// lexical is the lexical side: the files of the best chunks by
+// Weaviate's BM25F over the query's terms, expansions included, then
+// every chunk of them that holds a term, the evidence local search would
+// have of those files.
+func (s *orgSearch) lexical(ctx context.Context) ([]org.Chunk, error) {
+	t0 := time.Now()
+	cands, err := s.c.Files(ctx, org.Query{Terms: s.qterms, Limit: orgCandidateChunks, Filter: s.f}, orgCandidateFiles(s.r.K))
+	s.lap("org: candidates", t0)
+	if err != nil {
+		return nil, err
+	}
+	if s.scope != nil {
+		kept := cands[:0]
+		for _, f := range cands {
+			if s.scope(f.Path) {
+				kept = append(kept, f)
+			}
+		}
+		cands = kept
+	}
+	t0 = time.Now()
+	chunks, err := s.c.FileChunks(ctx, cands, s.terms, s.needText)
+	s.lap("org: chunks", t0)
+	return chunks, err
+}
+
+// inLinks counts the links to the Markdown pages among the candidates,
+// for the overview prior (local search counts them in its postings). A
+// count Weaviate cannot give leaves every page unlinked, so no overview
+// prior, and says so.
+func (s *orgSearch) inLinks(ctx context.Context, chunks []org.Chunk, dense *orgDense) (map[org.LinkPage]int, error) {
+	t0 := time.Now()
+	defer s.lap("org: links", t0)
 	var pages []org.LinkPage
-	seenPage := map[org.LinkPage]bool{}
-	addPage := func(ch *org.Chunk) {
+	seen := map[org.LinkPage]bool{}
+	add := func(ch *org.Chunk) {
 		if ch.File.Links == 0 {
 			return
 		}
 		if term, ok := search.LinkTerm(ch.Path); ok {
-			if p := (org.LinkPage{Repo: ch.Repo, Path: ch.Path, Term: term}); !seenPage[p] {
-				seenPage[p] = true
+			if p := (org.LinkPage{Repo: ch.Repo, Path: ch.Path, Term: term}); !seen[p] {
+				seen[p] = true
 				pages = append(pages, p)
 			}
 		}
 	}
 	for i := range chunks {
-		addPage(&chunks[i])
+		add(&chunks[i])
 	}
 	if dense != nil {
 		for i := range dense.hits {
-			addPage(&dense.hits[i].Chunk)
+			add(&dense.hits[i].Chunk)
 		}
 	}
-	inLinks, err := c.InLinks(ctx, pages)
+	in, err := s.c.InLinks(ctx, pages)
 	if org.CountsUnavailable(err) {
-		// Counted as a page no other links to: no overview prior.
-		degraded = append(degraded, "links between pages not counted, so no overview prior: "+err.Error())
-		inLinks, err = nil, nil
+		s.degrade("links between pages not counted, so no overview prior: " + err.Error())
+		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	if corpus != nil && corpus.Unavailable != "" {
-		// The searcher counts each term's document frequency among the
-		// chunks it was given instead: the collection's are unknown.
-		degraded = append(degraded, "the org collection's document frequencies could not be counted, so results are ranked by the candidates' own ("+corpus.Unavailable+"): a replicated collection with a node down")
-	}
-	lap("org: links", t0)
-	t0 = time.Now()
-	resp, err = orgRank(ctx, req, resp, corpus, chunks, dense, inLinks, texts, start)
-	if resp != nil {
-		lap("org: rank", t0)
-		resp.Timings = timings
-		if len(degraded) > 0 {
-			if resp.Degraded != "" {
-				degraded = append(degraded, resp.Degraded)
-			}
-			resp.Degraded = strings.Join(degraded, "; ")
-		}
-	}
-	return resp, err
+	return in, err
 }
 
 // orgCommonFileDF counts the file document frequencies of the query's
