@@ -170,66 +170,14 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	pol := secrets.NewPolicy(set.SecretsAllow)
-	tm.since("settings", t0)
 	// A gc --auto killed half way (we hold the index lock, so none runs)
 	// may have dropped records whose space only its compaction frees.
 	st.GCUnfinished = set.GCAuto && GCUnfinished(repo.KBDir())
-	// A changed kb.secrets.allow re-derives every blob (see policyFile).
-	fp := pol.Fingerprint()
-	rederive := indexedPolicy(repo.KBDir()) != fp
-	// So does a changed vocabulary (vocab.go). One made by learning is
-	// known only after reading the whole tree: learn marks that run.
-	vin, err := readVocabInputs(repo, set)
+	rr, err := newRunRules(ctx, repo, set, &o, commit)
 	if err != nil {
 		return st, err
 	}
-	var vocab *segment.Vocab
-	recIn, recFP, recSince := recordedVocab(repo.KBDir())
-	learn := false
-	switch {
-	case vin.fp == "":
-		// no kb.dict, no learning: no vocabulary
-	case recIn == vin.fp:
-		if vocab, err = LoadVocab(repo.KBDir(), recFP); err != nil {
-			learn, vocab = vin.learn, vin.user // lost: make it again
-		}
-	case vin.learn:
-		learn = true
-	default:
-		vocab = vin.user
-	}
-	if !learn && vocab.Fingerprint() != recFP {
-		rederive = true
-	}
-	t0 = time.Now()
-	if o.MaxFileSize == 0 {
-		o.MaxFileSize = set.MaxFileSize
-	}
-	if o.MemoryBudget == 0 {
-		o.MemoryBudget = int64(set.IndexMemoryMB) << 20
-	}
-	kbignore := ""
-	if _, b, err := repo.FileAt(commit, ".kbignore"); err == nil {
-		kbignore = string(b)
-	}
-	f := newFilter(o.MaxFileSize, kbignore)
-	f.policy = fp // a view built under another secrets policy is no base
-	f.vocab, f.since = vocab, recSince
 	tm.since("settings", t0)
-
-	// What the run records once its view is published: the policy, and
-	// since when records are good (a new policy or word list made every
-	// older record stale, for every later run too).
-	record := func() error {
-		if err := recordPolicy(repo.KBDir(), fp, f.fingerprint()); err != nil {
-			return err
-		}
-		if recIn == vin.fp && recFP == f.vocab.Fingerprint() && recSince == f.since {
-			return nil
-		}
-		return recordVocab(repo.KBDir(), vin.fp, f.vocab, f.since)
-	}
 
 	dbDir := DBDir(repo)
 	storeOpts := store.Options{Wait: o.Wait, OnWait: onWait("searches to release the index"), Pipeline: PipelineVersion, CreatedBy: "git-kb " + o.Version}
@@ -237,11 +185,11 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	// A commit on top of the last one indexed (the post-commit hook's
 	// case) is read and analyzed before the database is opened at all,
 	// then written in one read-write session (afterlast.go).
-	if !rederive && !learn {
-		done, err := indexAfterLast(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, pol, f)
+	if !rr.rederive && !rr.learn {
+		done, err := indexAfterLast(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, rr.pol, rr.f)
 		if done {
 			if err == nil {
-				err = record()
+				err = rr.record(repo)
 			}
 			return st, err
 		}
@@ -259,52 +207,19 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 		return st, err
 	}
 	tm.since("open", t0)
-	// A new list: every record made so far was cut with another one.
-	newSince := func() uint32 {
-		segs, _ := db.Segments()
-		last := uint32(0)
-		for id := range segs {
-			last = max(last, id)
-		}
-		return last + 1
-	}
-	if rederive {
-		f.since = newSince()
+	if rr.rederive {
+		rr.f.since = nextSegment(db)
 	}
 
-	// A view of this tree made under the same rules (secrets policy, word
-	// list, size limit: its filter fingerprint holds all three) is this
-	// run's answer. One made under others is
-	// not: a rule allowed then and not now would keep its values in the
-	// view of a branch checked out again.
-	if v, err := db.View(PipelineVersion, tree); err == nil && !rederive && !learn && v.Filter == f.fingerprint() {
-		st.AlreadyIndexed = true
-		if err := recordPolicy(repo.KBDir(), fp, v.Filter); err != nil {
-			db.Close()
-			return st, err
-		}
-		st.Files, st.Indexed, st.Chunks = v.Stats.Files, v.Stats.Indexed, int(v.Chunks)
-		for k, n := range v.Stats.Skipped {
-			st.Skipped[k] = n
-		}
-		_, rerr := db.Ref(commit)
-		db.Close()
-		if rerr == nil {
-			writeLast(dbDir, commit, tree) // a commit on top of it is read ahead
-			return st, nil
-		}
-		// Same tree, new commit (e.g. an amended message): record the ref only.
-		return st, publish(ctx, dbDir, storeOpts, nil, tree, nil, commit)
-	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
-		db.Close()
+	if done, err := alreadyIndexed(ctx, repo, db, rr, st, storeOpts, dbDir, commit, tree); done {
 		return st, err
 	}
 
 	// A commit whose parent (or the last indexed commit) has a view is
 	// indexed from the files that differ: the cost follows the change.
-	if !rederive && !learn {
+	if !rr.rederive && !rr.learn {
 		t0 = time.Now()
-		plan, err := planDelta(ctx, repo, db, commit, tree, f, nil)
+		plan, err := planDelta(ctx, repo, db, commit, tree, rr.f, nil)
 		tm.since("diff", t0)
 		if err != nil {
 			db.Close()
@@ -315,23 +230,166 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 				return st, err
 			}
 			st.Base, st.ChangedFiles = plan.baseCommit.String(), plan.changed
-			if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, plan.add, plan.headers, pol, f, plan); err == nil {
-				err = record()
+			if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, plan.add, plan.headers, rr.pol, rr.f, plan); err == nil {
+				err = rr.record(repo)
 			}
 			return st, err
 		}
 	}
+	files, headers, err := rebuildPlan(ctx, repo, db, rr, set, tm, st, tree)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return st, err
+	}
+	if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, files, headers, rr.pol, rr.f, nil); err == nil {
+		err = rr.record(repo)
+	}
+	return st, err
+}
 
-	t0 = time.Now()
+// runRules are the rules a run indexes under, and what it records once
+// its view is published: the secrets policy, the word list (kb.dict, and
+// learned words), the size limit and .kbignore, all held by the filter.
+// A change of any makes older records stale (rederive); a word list
+// still to learn (learn) is known only after reading the whole tree.
+type runRules struct {
+	pol      *secrets.Policy
+	fp       string // the policy's fingerprint
+	vin      *vocabInputs
+	recIn    string // the recorded vocabulary's inputs, fingerprint and first good segment
+	recFP    string
+	recSince uint32
+	f        *filter
+	rederive bool
+	learn    bool
+}
+
+// newRunRules reads the rules of a run from its settings and what the
+// last run recorded, and fills in o's size and memory limits from the
+// settings where o leaves them.
+func newRunRules(ctx context.Context, repo *gitx.Repo, set *settings.Settings, o *Options, commit gitx.Hash) (*runRules, error) {
+	rr := &runRules{pol: secrets.NewPolicy(set.SecretsAllow)}
+	// A changed kb.secrets.allow re-derives every blob (see policyFile).
+	rr.fp = rr.pol.Fingerprint()
+	rr.rederive = indexedPolicy(repo.KBDir()) != rr.fp
+	// So does a changed vocabulary (vocab.go). One made by learning is
+	// known only after reading the whole tree: learn marks that run.
+	var err error
+	if rr.vin, err = readVocabInputs(repo, set); err != nil {
+		return nil, err
+	}
+	var vocab *segment.Vocab
+	rr.recIn, rr.recFP, rr.recSince = recordedVocab(repo.KBDir())
+	switch {
+	case rr.vin.fp == "":
+		// no kb.dict, no learning: no vocabulary
+	case rr.recIn == rr.vin.fp:
+		if vocab, err = LoadVocab(repo.KBDir(), rr.recFP); err != nil {
+			rr.learn, vocab = rr.vin.learn, rr.vin.user // lost: make it again
+		}
+	case rr.vin.learn:
+		rr.learn = true
+	default:
+		vocab = rr.vin.user
+	}
+	if !rr.learn && vocab.Fingerprint() != rr.recFP {
+		rr.rederive = true
+	}
+	if o.MaxFileSize == 0 {
+		o.MaxFileSize = set.MaxFileSize
+	}
+	if o.MemoryBudget == 0 {
+		o.MemoryBudget = int64(set.IndexMemoryMB) << 20
+	}
+	kbignore := ""
+	if _, b, err := repo.FileAt(commit, ".kbignore"); err == nil {
+		kbignore = string(b)
+	}
+	rr.f = newFilter(o.MaxFileSize, kbignore)
+	rr.f.policy = rr.fp // a view built under another secrets policy is no base
+	rr.f.vocab, rr.f.since = vocab, rr.recSince
+	return rr, nil
+}
+
+// record writes what a run records once its view is published: the
+// policy, and since when records are good (a new policy or word list
+// made every older record stale, for every later run too).
+func (rr *runRules) record(repo *gitx.Repo) error {
+	if err := recordPolicy(repo.KBDir(), rr.fp, rr.f.fingerprint()); err != nil {
+		return err
+	}
+	if rr.recIn == rr.vin.fp && rr.recFP == rr.f.vocab.Fingerprint() && rr.recSince == rr.f.since {
+		return nil
+	}
+	return recordVocab(repo.KBDir(), rr.vin.fp, rr.f.vocab, rr.f.since)
+}
+
+// nextSegment is the first segment a new word list's records will be
+// in: every record made so far was cut with another one.
+func nextSegment(db *store.DB) uint32 {
+	segs, _ := db.Segments()
+	last := uint32(0)
+	for id := range segs {
+		last = max(last, id)
+	}
+	return last + 1
+}
+
+// alreadyIndexed answers a run whose tree has a view made under the
+// same rules (secrets policy, word list, size limit: its filter
+// fingerprint holds all three): the view is the run's answer, and a new
+// commit of that tree (an amended message) gets its ref only. One made
+// under other rules is not: a rule allowed then and not now would keep
+// its values in the view of a branch checked out again. done is false
+// when the run must index; db is closed when done is true.
+func alreadyIndexed(ctx context.Context, repo *gitx.Repo, db *store.DB, rr *runRules, st *Stats, storeOpts store.Options, dbDir string, commit, tree gitx.Hash) (done bool, err error) {
+	v, err := db.View(PipelineVersion, tree)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		db.Close()
+		return true, err
+	}
+	if rr.rederive || rr.learn || v.Filter != rr.f.fingerprint() {
+		return false, nil
+	}
+	st.AlreadyIndexed = true
+	if err := recordPolicy(repo.KBDir(), rr.fp, v.Filter); err != nil {
+		db.Close()
+		return true, err
+	}
+	st.Files, st.Indexed, st.Chunks = v.Stats.Files, v.Stats.Indexed, int(v.Chunks)
+	for k, n := range v.Stats.Skipped {
+		st.Skipped[k] = n
+	}
+	_, rerr := db.Ref(commit)
+	db.Close()
+	if rerr == nil {
+		writeLast(dbDir, commit, tree) // a commit on top of it is read ahead
+		return true, nil
+	}
+	// Same tree, new commit (e.g. an amended message): record the ref only.
+	return true, publish(ctx, dbDir, storeOpts, nil, tree, nil, commit)
+}
+
+// rebuildPlan lists the tree's files for a run from scratch (no view to
+// build on, or new rules), learns the word list if one is to be learned,
+// and finds the blobs already indexed under the rules. A rebuild from
+// scratch is also what a new pipeline version takes: it says whether an
+// older one's records are left to drop (Stats.OlderPipelines).
+func rebuildPlan(ctx context.Context, repo *gitx.Repo, db *store.DB, rr *runRules, set *settings.Settings, tm *timer, st *Stats, tree gitx.Hash) ([]gitx.Entry, map[store.SHA]store.BlobHeader, error) {
+	t0 := time.Now()
 	entries, err := repo.ListTree(ctx, tree)
 	if err != nil {
-		db.Close()
-		return st, err
+		return nil, nil, err
 	}
 	st.Files = len(entries)
 	var files []gitx.Entry
 	for _, e := range entries {
-		if why := f.skip(e.Path, e.Mode, e.Size); why != "" {
+		if why := rr.f.skip(e.Path, e.Mode, e.Size); why != "" {
 			st.Skipped[why]++
 			continue
 		}
@@ -339,49 +397,41 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 	tm.since("list tree", t0)
 
-	if learn {
-		words, err := learnVocab(ctx, repo, tm, pol, files)
+	if rr.learn {
+		words, err := learnVocab(ctx, repo, tm, rr.pol, files)
 		if err != nil {
-			db.Close()
-			return st, err
+			return nil, nil, err
 		}
 		for i := range words {
 			words[i].Freq = 0 // counts in this corpus are not gse frequencies: let NewVocab choose
 		}
 		learned, _ := segment.NewVocab(words)
-		f.vocab = segment.Merge(vin.user, learned)
-		if f.vocab.Fingerprint() != recFP {
-			rederive = true
-			f.since = newSince()
+		rr.f.vocab = segment.Merge(rr.vin.user, learned)
+		if rr.f.vocab.Fingerprint() != rr.recFP {
+			rr.rederive = true
+			rr.f.since = nextSegment(db)
 		}
 	}
 
 	t0 = time.Now()
-	// A rebuild from scratch is what a new pipeline version takes: say
-	// whether an older one's records are left to drop.
 	if set.GCAuto {
 		older, newer, err := db.OtherPipelines(PipelineVersion)
 		st.OlderPipelines = err == nil && older && !newer
 	}
 	segs, err := db.Segments()
-	if err == nil {
-		var headers map[store.SHA]store.BlobHeader
-		headers, err = db.BlobHeaders(PipelineVersion, uniqueBlobs(files), segs)
-		if rederive {
-			headers = map[store.SHA]store.BlobHeader{}
-		}
-		freshHeaders(headers, f.since)
-		if err == nil {
-			err = db.Close()
-			tm.since("lookup", t0)
-			if err = build(ctx, repo, o, tm, st, storeOpts, dbDir, commit, tree, files, headers, pol, f, nil); err == nil {
-				err = record()
-			}
-			return st, err
-		}
+	if err != nil {
+		return nil, nil, err
 	}
-	db.Close()
-	return st, err
+	headers, err := db.BlobHeaders(PipelineVersion, uniqueBlobs(files), segs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rr.rederive {
+		headers = map[store.SHA]store.BlobHeader{}
+	}
+	freshHeaders(headers, rr.f.since)
+	tm.since("lookup", t0)
+	return files, headers, nil
 }
 
 // DBDir is where the database of a repository lives.
