@@ -145,3 +145,69 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestBlobReaderFiles: reading blobs in process opens files of the
+// object directory only (a pack's index and data once each, a loose
+// object while it is read), damaged ones included, and Close leaves
+// none open.
+func TestBlobReaderFiles(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to list open files")
+	}
+	dir := gittest.New(t, map[string]string{"a.md": "# A\n", "b.md": "# B\n"})
+	for i := range 5 {
+		gittest.Commit(t, dir, fmt.Sprint(i), map[string]string{"a.md": strings.Repeat(fmt.Sprintf("line %d\n", i), 50)})
+	}
+	gittest.Git(t, dir, "gc", "-q")
+	gittest.Commit(t, dir, "loose", map[string]string{"c.md": "# C\n"})
+	var blobs []Hash
+	for _, p := range []string{"a.md", "b.md", "c.md", "HEAD~1:a.md", "HEAD~3:a.md"} {
+		if !strings.Contains(p, ":") {
+			p = "HEAD:" + p
+		}
+		blobs = append(blobs, ParseHash(gittest.Git(t, dir, "rev-parse", p)))
+	}
+	// A stray index beside the packs: no pack of its own, half a header.
+	os.WriteFile(filepath.Join(dir, ".git", "objects", "pack", "pack-0000000000000000000000000000000000000000.idx"), []byte("\xfftOc\x00\x00"), 0o444)
+	repo, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitDir, _ := filepath.EvalSymlinks(filepath.Join(dir, ".git"))
+	objects := filepath.Join(gitDir, "objects") + string(filepath.Separator)
+	open := func() (in, out []string) {
+		fds, _ := os.ReadDir("/proc/self/fd")
+		for _, fd := range fds {
+			p, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+			if err != nil || !strings.HasPrefix(p, gitDir+string(filepath.Separator)) {
+				continue
+			}
+			if strings.HasPrefix(p, objects) {
+				in = append(in, p)
+			} else {
+				out = append(out, p)
+			}
+		}
+		return in, out
+	}
+	br := repo.NewBlobReader()
+	br.Prefetch(blobs)
+	for range 2 {
+		for _, h := range append(blobs, Hash{0xde, 0xad}) {
+			br.Read(h)
+		}
+	}
+	in, out := open()
+	if len(out) > 0 || len(in) > 2 {
+		t.Fatalf("open while reading: %v in the object directory (want a pack's index and data), %v elsewhere in .git", in, out)
+	}
+	if err := br.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if in, out = open(); len(in)+len(out) > 0 {
+		t.Fatalf("open after Close: %v %v", in, out)
+	}
+	if got, err := br.Read(blobs[0]); err == nil {
+		t.Fatalf("read %d bytes after Close", len(got))
+	}
+}
