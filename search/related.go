@@ -115,6 +115,9 @@ func (s *Searcher) related(ctx context.Context, req Request, resp *Response, hit
 		if i >= relatedSeeds {
 			break
 		}
+		if res.unread != nil {
+			continue // its blob cannot be read (unreadNote)
+		}
 		cov, err := r.coverage(res)
 		if err != nil {
 			return err

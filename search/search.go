@@ -1,10 +1,12 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"fmt"
 	"github.com/git-kb/git-kb/segment"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -301,6 +303,10 @@ type Result struct {
 	// --org), whose results come from many repositories and commits.
 	Repo   string `json:"repo,omitempty"`
 	Commit string `json:"commit,omitempty"`
+
+	// unread is why the snippet is missing: the blob could not be read
+	// (Response.Degraded says so).
+	unread error
 }
 
 // PriorFactor is one query-independent factor of a file's score: every
@@ -622,9 +628,13 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 		return Result{}, fmt.Errorf("chunk %d of %s missing from its metadata", idx, e.Path)
 	}
 	var lines []string
+	var unread error
 	if s.ReadBlob != nil {
 		if lines, err = s.snippetLines(e.Path, e.Blob, cm.Start, cm.End); err != nil {
-			return Result{}, err
+			// A blob git cannot read either (a damaged pack, a lost
+			// object) costs its snippet, not the search: the result
+			// stands, cited, and Degraded says why.
+			lines, unread = nil, err
 		}
 	}
 	snip := snippet(lines, 1, len(lines), terms) // lines are the chunk's; highlight marks it
@@ -635,7 +645,26 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 		Title:   m.Title, Heading: cm.Heading, Snippet: snip,
 		Citation: fmt.Sprintf("%s:%s#L%d-L%d", citeRev(req, e), e.Path, cm.Start, cm.End),
 		Lang:     m.Lang, Symbols: cm.Symbols,
+		unread: unread,
 	}, nil
+}
+
+// unreadNote says which results have no snippet, their blob unread, and
+// the first error ("" when every snippet was read).
+func unreadNote(rs []Result) string {
+	var paths []string
+	var first error
+	for _, r := range rs {
+		if r.unread != nil && !slices.Contains(paths, r.Path) {
+			paths = append(paths, r.Path)
+			first = cmp.Or(first, r.unread)
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	why := strings.Join(strings.Fields(strings.ReplaceAll(first.Error(), "\n", "; ")), " ") // git's stderr may be lines
+	return fmt.Sprintf("no snippet of %s: %s (git fsck checks the repository's objects)", strings.Join(paths, ", "), why)
 }
 
 // citeRev is what a citation of e is pinned to: the commit searched, or

@@ -46,6 +46,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	timings := map[string]float64{}
 	lap := func(stage string, t time.Time) { timings[stage] += float64(time.Since(t).Microseconds()) / 1000 }
 	finish := func(resp *Response) (*Response, error) {
+		if why := unreadNote(resp.Results); why != "" {
+			resp.Degraded = strings.TrimPrefix(resp.Degraded+"; "+why, "; ")
+		}
 		resp.TookMs = time.Since(began).Milliseconds()
 		resp.Timings = timings
 		return resp, nil
