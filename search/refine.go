@@ -1,6 +1,10 @@
 package search
 
 import (
+	"encoding/hex"
+	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -68,6 +72,75 @@ func queryScope(req Request) (func(string) bool, error) {
 		}
 		return true
 	}, nil
+}
+
+// PathError says an @path of a query names nothing the search can read:
+// no file or directory of the view (Near: indexed paths of the same
+// name, for "did you mean"), or only files without indexed text.
+type PathError struct {
+	Path   string
+	NoText bool
+	Near   []string
+	Commit string
+}
+
+func (e *PathError) Error() string {
+	if e.NoText {
+		return fmt.Sprintf("@%s has no indexed text at %s (a binary, empty or oversized file, or one .kbignore or the secrets rules leave out)", e.Path, short(e.Commit))
+	}
+	msg := fmt.Sprintf("@%s names no indexed file or directory at %s", e.Path, short(e.Commit))
+	if len(e.Near) > 0 {
+		return msg + "; did you mean @" + strings.Join(e.Near, ", @") + "?"
+	}
+	return msg + " (@ takes a path from the repository's top, as @docs/runbook.md or @docs/; binary files, and those .kbignore or kb.maxFileSize leave out, are not indexed)"
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// maxNear is how many paths a PathError suggests.
+const maxNear = 3
+
+// checkFiles refuses a query whose @paths name nothing of the view: a
+// scope that holds nothing answers nothing, and "no results" would not
+// say why.
+func checkFiles(req Request) error {
+	if req.Parsed == nil || len(req.Parsed.Files) == 0 || req.View == nil {
+		return nil
+	}
+	for _, f := range req.Parsed.Files {
+		f = strings.TrimSuffix(f, "/")
+		found, text := false, false
+		var near []string
+		base := "/" + path.Base(f)
+		for i := range req.View.Entries {
+			p := req.View.Entries[i].Path
+			if p == f || strings.HasPrefix(p, f+"/") {
+				found = true
+				if req.View.Entries[i].N > 0 {
+					text = true
+					break
+				}
+				continue
+			}
+			if len(near) < maxNear && req.View.Entries[i].N > 0 && (strings.HasSuffix(p, "/"+f) || strings.HasSuffix(p, base) || strings.Contains(p, "/"+f+"/")) {
+				if strings.Contains(p, "/"+f+"/") {
+					p = p[:strings.Index(p, "/"+f+"/")+len(f)+2]
+				}
+				if !slices.Contains(near, p) {
+					near = append(near, p)
+				}
+			}
+		}
+		if !text {
+			return &PathError{Path: f, NoText: found, Near: near, Commit: hex.EncodeToString(req.Commit[:])}
+		}
+	}
+	return nil
 }
 
 // langIn says whether language l is one of those a query named, with

@@ -70,6 +70,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFiles(req); err != nil {
+		return nil, err
+	}
 	req.Scope = q.scope
 	resp.Terms = q.words()
 	lap("analyze", t0)

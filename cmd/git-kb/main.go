@@ -22,6 +22,7 @@ import (
 
 	_ "github.com/git-kb/git-kb/cmd/git-kb/internal/hugeheap" // huge pages for the heap, before other initialisers allocate
 	"github.com/git-kb/git-kb/engine"
+	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
 )
 
@@ -122,7 +123,8 @@ func run(ctx context.Context, args []string, e env) (code int) {
 	}
 	var ue usageError
 	var eu *engine.UsageError
-	if errors.As(err, &ue) || errors.As(err, &eu) || isFlagError(err) {
+	var pe *search.PathError
+	if errors.As(err, &ue) || errors.As(err, &eu) || errors.As(err, &pe) || isFlagError(err) {
 		fmt.Fprintf(e.Stderr, "git kb: %s\n", tidy(err.Error()))
 		return exitUsage
 	}

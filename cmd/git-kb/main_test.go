@@ -305,6 +305,30 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestAtPathNamesNothing: an @path that names no indexed file or
+// directory is refused (exit 2) with what the user may have meant, not
+// answered "no results"; a right one still searches.
+func TestAtPathNamesNothing(t *testing.T) {
+	files := map[string]string{"logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00"}
+	for p, c := range docs {
+		files[p] = c
+	}
+	dir := gittest.New(t, files)
+	for _, tc := range []struct{ query, want string }{
+		{"@rollback.md 回滚", "did you mean @docs/runbook/rollback.md?"},
+		{"@runbook 回滚", "did you mean @docs/runbook/?"},
+		{"@no/such.md 回滚", "names no indexed file or directory"},
+		{"@logo.png 回滚", "binary files"},
+	} {
+		if _, errs, code := kb(t, dir, "search", tc.query); code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tc.query, code, errs, exitUsage, tc.want)
+		}
+	}
+	if r := searchJSON(t, dir, "@docs/runbook/ 回滚"); len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
+		t.Errorf("@docs/runbook/: %+v", r.Results)
+	}
+}
+
 func TestStatusAndRepoUntouched(t *testing.T) {
 	dir := gittest.New(t, docs)
 	before := gittest.Git(t, dir, "status", "--porcelain", "--ignored")
