@@ -116,7 +116,7 @@ func (s *Searcher) related(ctx context.Context, req Request, resp *Response, hit
 			break
 		}
 		if res.unread != nil {
-			continue // its blob cannot be read (unreadNote)
+			continue // its blob cannot be read (noteUnread)
 		}
 		cov, err := r.coverage(res)
 		if err != nil {

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -413,6 +412,13 @@ type Searcher struct {
 	heads  map[store.SHA]*store.BlobMeta // metas without chunks (blobHead)
 	lines  map[store.SHA][]string
 	texts  map[store.SHA]string // decoded, not redacted (snippetLines)
+	unread []unreadBlob         // this search's blobs git could not read either
+}
+
+// unreadBlob is a file whose blob could not be read, and why.
+type unreadBlob struct {
+	path string
+	err  error
 }
 
 // blobLines returns a blob's decoded lines, read once per Searcher, with
@@ -427,7 +433,11 @@ func (s *Searcher) blobLines(path string, blob store.SHA) ([]string, error) {
 	}
 	data, err := s.ReadBlob(blob)
 	if err != nil {
-		return nil, err
+		// A blob git cannot read either (a damaged pack, a lost object)
+		// has no text: a phrase filter leaves its file out, feedback and
+		// related files skip it, and Degraded says so (unreadNote).
+		s.noteUnread(path, err)
+		return nil, nil
 	}
 	text, _, _ := chunk.Decode(data)
 	ls = strings.Split(s.Secrets.RedactText(path, text), "\n")
@@ -635,6 +645,7 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 			// object) costs its snippet, not the search: the result
 			// stands, cited, and Degraded says why.
 			lines, unread = nil, err
+			s.noteUnread(e.Path, err)
 		}
 	}
 	snip := snippet(lines, 1, len(lines), terms) // lines are the chunk's; highlight marks it
@@ -649,22 +660,30 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 	}, nil
 }
 
-// unreadNote says which results have no snippet, their blob unread, and
-// the first error ("" when every snippet was read).
-func unreadNote(rs []Result) string {
-	var paths []string
-	var first error
-	for _, r := range rs {
-		if r.unread != nil && !slices.Contains(paths, r.Path) {
-			paths = append(paths, r.Path)
-			first = cmp.Or(first, r.unread)
-		}
+// noteUnread records that path's blob could not be read.
+func (s *Searcher) noteUnread(path string, err error) {
+	s.metaMu.Lock()
+	defer s.metaMu.Unlock()
+	if !slices.ContainsFunc(s.unread, func(u unreadBlob) bool { return u.path == path }) {
+		s.unread = append(s.unread, unreadBlob{path, err})
 	}
-	if first == nil {
+}
+
+// unreadNote says which files this search could not read, and the
+// first error ("" when it read every blob it needed), and forgets them.
+func (s *Searcher) unreadNote() string {
+	s.metaMu.Lock()
+	defer s.metaMu.Unlock()
+	if len(s.unread) == 0 {
 		return ""
 	}
-	why := strings.Join(strings.Fields(strings.ReplaceAll(first.Error(), "\n", "; ")), " ") // git's stderr may be lines
-	return fmt.Sprintf("no snippet of %s: %s (git fsck checks the repository's objects)", strings.Join(paths, ", "), why)
+	var paths []string
+	for _, u := range s.unread {
+		paths = append(paths, u.path)
+	}
+	why := strings.Join(strings.Fields(strings.ReplaceAll(s.unread[0].err.Error(), "\n", "; ")), " ") // git's stderr may be lines
+	s.unread = nil
+	return fmt.Sprintf("cannot read %s: %s (no snippet; phrase filters leave such a file out; git fsck checks the repository's objects)", strings.Join(paths, ", "), why)
 }
 
 // citeRev is what a citation of e is pinned to: the commit searched, or

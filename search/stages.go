@@ -46,13 +46,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	timings := map[string]float64{}
 	lap := func(stage string, t time.Time) { timings[stage] += float64(time.Since(t).Microseconds()) / 1000 }
 	finish := func(resp *Response) (*Response, error) {
-		if why := unreadNote(resp.Results); why != "" {
+		if why := s.unreadNote(); why != "" {
 			resp.Degraded = strings.TrimPrefix(resp.Degraded+"; "+why, "; ")
 		}
 		resp.TookMs = time.Since(began).Milliseconds()
 		resp.Timings = timings
 		return resp, nil
 	}
+	s.unreadNote() // a note is its search's
 	req = withDefaults(req, s.Dense != nil)
 	if req.Mode != ModeLexical && s.Dense != nil && !s.Dense.Embedder.Local() {
 		// Embed the query while the lexical side runs: a slow or dead

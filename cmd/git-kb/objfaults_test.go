@@ -150,10 +150,22 @@ func TestSearchDamagedPack(t *testing.T) {
 				if got.Results[0].Snippet != want.Results[0].Snippet || got.Degraded != "" {
 					t.Fatalf("snippet %q, degraded %q; want git's %q", got.Results[0].Snippet, got.Degraded, want.Results[0].Snippet)
 				}
-			} else if got.Results[0].Snippet != "" || !strings.Contains(got.Degraded, "no snippet of docs/pool.md") {
+			} else if got.Results[0].Snippet != "" || !strings.Contains(got.Degraded, "cannot read docs/pool.md") {
 				t.Fatalf("snippet %q, degraded %q", got.Results[0].Snippet, got.Degraded)
 			}
 			t.Logf("degraded: %s", got.Degraded)
+			// What else reads the text of the files found: a phrase
+			// filter, feedback, related files.
+			for _, args := range [][]string{{`"连接池 超时"`}, {"--prf", "连接池 超时"}, {"--related", "连接池 超时"}} {
+				out, errs, code := kb(t, dir, append([]string{"search", "--json", "-q"}, args...)...)
+				var r search.Response
+				if code != 0 || json.Unmarshal([]byte(out), &r) != nil || len(r.Results) == 0 {
+					t.Fatalf("search %q: exit %d: %s\n%s", args, code, errs, out)
+				}
+				if !c.snippet && !strings.Contains(r.Degraded, "cannot read docs/pool.md") {
+					t.Fatalf("search %q: degraded %q", args, r.Degraded)
+				}
+			}
 			if open := openUnder(t, filepath.Join(dir, ".git", "objects")); len(open) > 0 {
 				t.Fatalf("files left open after the search: %v", open)
 			}
