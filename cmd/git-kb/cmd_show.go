@@ -17,10 +17,12 @@ func showCommand(e env) *cli.Command {
 		ArgsUsage: "CITATION",
 		Description: `Reads <commit>:<path>#L<start>-L<end> straight from git at that commit, so a
 citation stays readable after the file changes or is deleted at HEAD.
-Any revision works in place of the commit; without #L the whole file prints.
+Any revision works in place of the commit, and a path without one is
+HEAD's; without #L the whole file prints.
 
 Examples:
   git kb show a8731366d6ef:docs/rollback.md#L10-L42
+  git kb show docs/rollback.md#L10-L42                  # HEAD's
   git kb show -n -C 3 HEAD:README.md#L5-L9
   git kb show team/deploy@a8731366d6ef:docs/rollback.md#L10-L42   # from --org, in that repository`,
 		Flags: []cli.Flag{
@@ -49,6 +51,11 @@ Examples:
 				arg = local
 			}
 			cit, ok := search.ParseCitation(arg)
+			if !ok && !strings.Contains(arg, ":") {
+				// A path, or path#L10-L42, as a person types it: HEAD's
+				// (as the MCP server's show does).
+				cit, ok = search.ParseCitation("HEAD:" + arg)
+			}
 			if !ok {
 				return usagef("%q is not a citation; expected <commit>:<path>#L<start>-L<end> (or <repo>@<commit>:<path>#L.. from --org)", arg)
 			}
@@ -77,7 +84,10 @@ Examples:
 			if cit.Start > 0 {
 				start, end = cit.Start, cit.End
 			}
-			if start < 1 || end < start || start > len(lines) {
+			if end < start {
+				return usagef("#L%d-L%d ends before it starts: write #L%d-L%d", start, end, end, start)
+			}
+			if start < 1 || start > len(lines) {
 				return fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, cit.Path, len(lines), where)
 			}
 			ctxN := c.Int("context")

@@ -212,8 +212,18 @@ func TestShowRoundTripsCitation(t *testing.T) {
 	if out2, _, code := kb(t, dir, "show", res.Citation); code != 0 || out2 != out {
 		t.Fatalf("show after delete: code %d, %q", code, out2)
 	}
-	if _, errs, code := kb(t, dir, "show", "not-a-citation"); code != exitUsage || !strings.Contains(errs, "citation") {
+	if _, errs, code := kb(t, dir, "show", "two words:x"); code != exitUsage || !strings.Contains(errs, "citation") {
 		t.Fatalf("bad citation: code %d %q", code, errs)
+	}
+	// A path as a person types it is HEAD's.
+	if out, errs, code := kb(t, dir, "show", "docs/runbook/rollback.md#L2-L3"); code != 0 || out != "title: 发布回滚手册\nowner: sre-team\n" {
+		t.Fatalf("show of a path: code %d, %q %q", code, out, errs)
+	}
+	if _, errs, code := kb(t, dir, "show", "not-a-file.md"); code != exitError || !strings.Contains(errs, "not in commit") {
+		t.Fatalf("show of a missing path: code %d %q", code, errs)
+	}
+	if _, errs, code := kb(t, dir, "show", "docs/runbook/rollback.md#L5-L3"); code != exitUsage || !strings.Contains(errs, "write #L3-L5") {
+		t.Fatalf("reversed range: code %d %q", code, errs)
 	}
 }
 
