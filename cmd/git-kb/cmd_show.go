@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
 	"github.com/git-kb/git-kb/engine"
+	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
 )
@@ -67,12 +71,17 @@ Examples:
 					return err
 				}
 			} else {
-				commit, _, err := repo.Resolve(c.Context, cit.Rev)
+				commit, tree, err := repo.Resolve(c.Context, cit.Rev)
 				if err != nil {
 					return err
 				}
 				where = commit.String()[:12]
 				_, data, err := repo.FileAt(commit, strings.TrimPrefix(cit.Path, "/"))
+				if errors.Is(err, gitx.ErrNoSuchPath) {
+					if near := sameNamed(c.Context, repo, tree, cit.Path); len(near) > 0 {
+						return fmt.Errorf("%w; did you mean %s?", err, strings.Join(near, ", "))
+					}
+				}
 				if err != nil {
 					return err
 				}
@@ -103,4 +112,27 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// maxNear is how many paths sameNamed suggests.
+const maxNear = 3
+
+// sameNamed lists up to maxNear files of tree whose path ends with p, or
+// has p's file name: what a citation missing its directories meant.
+func sameNamed(ctx context.Context, repo *gitx.Repo, tree gitx.Hash, p string) []string {
+	entries, err := repo.ListTree(ctx, tree)
+	if err != nil {
+		return nil
+	}
+	p = strings.TrimPrefix(p, "/")
+	base := "/" + path.Base(p)
+	var near []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Path, "/"+p) || strings.HasSuffix(e.Path, base) {
+			if near = append(near, e.Path); len(near) == maxNear {
+				break
+			}
+		}
+	}
+	return near
 }

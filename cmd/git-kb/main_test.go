@@ -222,6 +222,9 @@ func TestShowRoundTripsCitation(t *testing.T) {
 	if _, errs, code := kb(t, dir, "show", "not-a-file.md"); code != exitError || !strings.Contains(errs, "not in commit") {
 		t.Fatalf("show of a missing path: code %d %q", code, errs)
 	}
+	if _, errs, code := kb(t, dir, "show", "rollback.md#L1-L3"); code != exitError || !strings.Contains(errs, "did you mean docs/runbook/rollback.md?") {
+		t.Fatalf("show of a file name: code %d %q", code, errs)
+	}
 	if _, errs, code := kb(t, dir, "show", "docs/runbook/rollback.md#L5-L3"); code != exitUsage || !strings.Contains(errs, "write #L3-L5") {
 		t.Fatalf("reversed range: code %d %q", code, errs)
 	}
