@@ -239,7 +239,7 @@ func parseLoose(r io.Reader, n int64) (int, []byte, error) {
 	kind, digits, _ := strings.Cut(string(header), " ")
 	typ := map[string]int{"commit": objCommit, "tree": objTree, "blob": objBlob, "tag": objTag}[kind]
 	size, err := strconv.ParseUint(digits, 10, 64)
-	if typ == 0 || err != nil || digits[0] < '0' || digits[0] > '9' {
+	if typ == 0 || err != nil || digits[0] < '0' || digits[0] > '9' || digits[0] == '0' && len(digits) > 1 {
 		return 0, nil, fmt.Errorf("bad header %q", header)
 	}
 	if err := claim(size, n); err != nil {

@@ -5,11 +5,13 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,21 +240,40 @@ func FuzzApplyDelta(f *testing.F) {
 	})
 }
 
+// FuzzLooseObject: raw is a loose object's file, or with inflated set
+// what it inflates to (deflated here), so that mutations reach the
+// header as well as zlib.
 func FuzzLooseObject(f *testing.F) {
 	r := newFuzzRepo(f)
 	for _, raw := range r.loose {
-		f.Add(raw)
+		f.Add(raw, false)
+		f.Add(must(io.ReadAll(must(zlib.NewReader(bytes.NewReader(raw))))), true)
 	}
 	raws, _ := hostileLoose()
 	for _, raw := range raws {
-		f.Add(raw)
+		f.Add(raw, false)
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
+	f.Add([]byte("blob 1152921504606846976\x00short"), true)
+	f.Add([]byte("tree 0\x00"), true)
+	f.Fuzz(func(t *testing.T, raw []byte, inflated bool) {
+		plain := raw
+		if inflated {
+			var b bytes.Buffer
+			zw := zlib.NewWriter(&b)
+			zw.Write(raw)
+			zw.Close()
+			raw = b.Bytes()
+		}
 		var typ int
 		var data []byte
 		var err error
 		if a := allocated(func() { typ, data, err = parseLoose(bytes.NewReader(raw), int64(len(raw))) }); a > readBound(len(raw), 0) {
 			t.Fatalf("%d bytes allocated reading %d bytes", a, len(raw))
+		}
+		// What was read is what was written, header and all (git reads
+		// no other spelling of a header, such as a size of "05").
+		if err == nil && inflated && typeName(typ)+" "+strconv.Itoa(len(data))+"\x00"+string(data) != string(plain) {
+			t.Fatalf("%q read as a %s of %d bytes", plain, typeName(typ), len(data))
 		}
 		if err == nil {
 			if h := objectName(typ, data); r.objects[h].typ != 0 && !bytes.Equal(r.objects[h].data, data) {
@@ -378,6 +399,7 @@ func hostileLoose() (raws [][]byte, wants []string) {
 		{"blob5\x00hello", "bad header"},
 		{"nope 5\x00hello", "bad header"},
 		{"blob 5", "header: unexpected EOF"},
+		{"blob 05\x00hello", "bad header"},
 	} {
 		var b bytes.Buffer
 		zw := zlib.NewWriter(&b)
