@@ -16,7 +16,10 @@ import (
 
 // Target and Max bound a chunk's size in bytes. ~2 KB is ~600 Chinese
 // characters or ~500 tokens: one topic, small enough to cite precisely and
-// to embed later without truncation.
+// to embed later without truncation. They bind only long sections and
+// declarations (headings and declarations cut first): measured for
+// ranking from 500 to 4,000 bytes, no size ranked better on every corpus
+// (README, Retrieval quality: 1,000 gained on the docs, lost Go's source).
 const (
 	Target  = 2000
 	Max     = 3000
