@@ -55,6 +55,18 @@ func plantPipeline(t *testing.T, dir string, pv byte) {
 	}
 }
 
+// indexByBinary runs the real binary's git kb index --json in dir: an
+// index run whose background gc is git-kb's, not this test binary's.
+func indexByBinary(t *testing.T, dir string) (index.Stats, string) {
+	t.Helper()
+	var st index.Stats
+	out := kbBin(t, dir, "index", "--json")
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return st, out
+}
+
 func otherPipelines(t *testing.T, dir string) (older, newer bool) {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(dir, ".git", "kb", "db"), store.Options{ReadOnly: true, Wait: time.Minute})
@@ -79,11 +91,7 @@ func TestUpgradeDropsOlderPipelineInBackground(t *testing.T) {
 	if older, _ := otherPipelines(t, dir); !older {
 		t.Fatal("planted records not seen")
 	}
-	var st index.Stats
-	out := kbBin(t, dir, "index", "--json")
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	st, out := indexByBinary(t, dir)
 	if !st.OlderPipelines || !st.GCBackground {
 		t.Fatalf("rebuild after an upgrade: older_pipelines %v, gc_background %v\n%s", st.OlderPipelines, st.GCBackground, out)
 	}
@@ -213,24 +221,14 @@ func TestUnfinishedGCIsFinished(t *testing.T) {
 	if err := os.WriteFile(marker, []byte("git kb gc started\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var st index.Stats
-	out := kbBin(t, dir, "index", "--json")
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	if st.GCUnfinished || st.GCBackground {
+	if st, _ := indexByBinary(t, dir); st.GCUnfinished || st.GCBackground {
 		t.Fatalf("a marker just written: gc_unfinished %v, gc_background %v", st.GCUnfinished, st.GCBackground)
 	}
 	old := time.Now().Add(-2 * time.Hour)
 	if err := os.Chtimes(marker, old, old); err != nil {
 		t.Fatal(err)
 	}
-	out = kbBin(t, dir, "index", "--json")
-	st = index.Stats{}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	if !st.GCUnfinished || !st.GCBackground {
+	if st, out := indexByBinary(t, dir); !st.GCUnfinished || !st.GCBackground {
 		t.Fatalf("a marker two hours old: gc_unfinished %v, gc_background %v\n%s", st.GCUnfinished, st.GCBackground, out)
 	}
 	deadline := time.Now().Add(60 * time.Second)
