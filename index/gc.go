@@ -68,6 +68,18 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	}
 	defer releaseEmbed()
 
+	// A marker left by an earlier gc: this run is its retry. Its time is
+	// the try's, so a retry that fails before it starts (a disk too full
+	// for the compaction: CheckSpace below) waits an hour for the next
+	// (GCUnfinished), as one that fails later does.
+	marker := filepath.Join(kbDir, gcMarker)
+	_, statErr := os.Stat(marker)
+	unfinished := statErr == nil
+	if unfinished && !o.DryRun {
+		now := time.Now()
+		os.Chtimes(marker, now, now)
+	}
+
 	rep := &GCReport{DryRun: o.DryRun, Kept: []string{}}
 	dir := DBDir(repo)
 	before := store.DirSize(dir)
@@ -90,9 +102,6 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	// The marker stays if this run is killed or fails: its drops may be
 	// done and the compaction that frees their space not, and nothing in
 	// the index would tell (see GCUnfinished).
-	marker := filepath.Join(kbDir, gcMarker)
-	_, statErr := os.Stat(marker)
-	unfinished := statErr == nil
 	if !o.DryRun {
 		if err := os.WriteFile(marker, []byte("git kb gc started "+time.Now().Format(time.RFC3339)+"\n"), 0o644); err != nil {
 			db.Close()
