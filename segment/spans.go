@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -394,6 +395,53 @@ func merge(rs [][2]int) [][2]int {
 		out = append(out, r)
 	}
 	return out
+}
+
+// MatchSpans is where in text Match finds each of terms: one span per
+// match, its Term the one of terms it matched (lower-cased and
+// normalized, as Match compares them), ordered by Start (then the longer
+// first). Proximity scoring reads a chunk's query words' places from it,
+// so that they are found where the highlights mark them: a word as the
+// analyzer cut it, a Chinese term of two or more characters wherever it
+// is written.
+func (a *Analyzer) MatchSpans(text string, terms []string) []Span {
+	if len(terms) == 0 || text == "" {
+		return nil
+	}
+	want := wantSet(terms)
+	var out []Span
+	for _, s := range a.matchSpans(text, want) {
+		if want[s.Term] {
+			out = append(out, s)
+		} else if surface := strings.ToLower(Normalize(text[s.Start:s.End])); want[surface] {
+			out = append(out, Span{s.Start, s.End, surface})
+		}
+	}
+	for t := range want {
+		if HanBytes(t) != len(t) || utf8.RuneCountInString(t) < 2 {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(text[i:], t)
+			if j < 0 {
+				break
+			}
+			out = append(out, Span{i + j, i + j + len(t), t})
+			i += j + len(t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		x, y := out[i], out[j]
+		if x.Start != y.Start {
+			return x.Start < y.Start
+		}
+		if x.End != y.End {
+			return x.End > y.End
+		}
+		return x.Term < y.Term
+	})
+	// A Chinese word the analyzer cut is also found as written: once.
+	return slices.CompactFunc(out, func(x, y Span) bool { return x == y })
 }
 
 // Mark wraps each range that Match finds in open and close.

@@ -172,3 +172,23 @@ func TestForMatchMatchesAsBefore(t *testing.T) {
 		t.Fatalf("only %d words marked: the test compares too little", marked)
 	}
 }
+
+// MatchSpans finds each term where Match marks it, one span per match
+// with the term it matched: an identifier's part as cut (never "ti" in
+// "duration"), a Chinese term across the cut of its neighbours.
+func TestMatchSpans(t *testing.T) {
+	a := Tiny()
+	text := "立即回滚到 v2: duration of retryCount, 回滚"
+	got := a.MatchSpans(text, []string{"回滚", "retry", "ti", "count"})
+	var where []string
+	for _, s := range got {
+		where = append(where, s.Term+"="+text[s.Start:s.End])
+	}
+	want := []string{"回滚=回滚", "retry=retry", "count=Count", "回滚=回滚"}
+	if !slices.Equal(where, want) {
+		t.Errorf("MatchSpans: %v, want %v", where, want)
+	}
+	if got[0].Start != strings.Index(text, "回滚") || got[3].Start != strings.LastIndex(text, "回滚") {
+		t.Errorf("MatchSpans offsets: %+v", got)
+	}
+}
