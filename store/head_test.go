@@ -69,6 +69,21 @@ func TestBlobHeadMatchesBlobMeta(t *testing.T) {
 					t.Errorf("meta %d (%x) chunk %d: %+v, want %+v", i, blob[:2], idx, c, full.Chunks[idx])
 				}
 			}
+			// BlobChunks: every index at once, in any order, as BlobChunk.
+			var idxs []int
+			for idx := len(full.Chunks); idx >= -1; idx-- {
+				idxs = append(idxs, idx)
+			}
+			cs, oks, err := db.BlobChunks(1, blob, idxs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, idx := range idxs {
+				c, ok, _ := db.BlobChunk(1, blob, idx)
+				if oks[k] != ok || !reflect.DeepEqual(cs[k], c) {
+					t.Errorf("meta %d (%x) BlobChunks chunk %d: %+v %v, BlobChunk %+v %v", i, blob[:2], idx, cs[k], oks[k], c, ok)
+				}
+			}
 			full.Chunks, full.Secrets = nil, nil
 			if !reflect.DeepEqual(head, full) {
 				t.Errorf("meta %d (%x): head\n%+v\nwant\n%+v", i, blob[:2], head, full)
