@@ -48,6 +48,7 @@ const (
 	LeverLinks     = "links"     // demote overview pages: more links out than in
 	LeverQualified = "qualified" // pkg.Name in the question: the package's file that declares it
 	LeverSummary   = "summary"   // a page's front-matter summary/description counts in each of its chunks
+	LeverProximity = "proximity" // query words close together in a chunk score more (proximity.go)
 )
 
 // Levers lists the levers and whether each is on by default. Coverage is
@@ -55,7 +56,7 @@ const (
 // questions and cost the docs and the others more (see README). Concept
 // is on: MRR@10 on all dev sets (shared + testdata/eval) polaris .449 →
 // .554, Go source .666 → .681, docs .711 → .709.
-var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true, LeverLinks: true, LeverQualified: true, LeverSummary: true}
+var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true, LeverLinks: true, LeverQualified: true, LeverSummary: true, LeverProximity: false}
 
 // on says whether a lever is on for this request.
 func (req Request) on(lever string) bool {
@@ -321,11 +322,13 @@ type PriorFactor struct {
 //
 //	score = (best_chunk + support + file) x coverage_factor x name_factor x priors
 type Explain struct {
-	BestChunk         float64       `json:"best_chunk"`         // BM25F of the best chunk (fused score in hybrid)
-	Support           float64       `json:"support"`            // what the file's next best chunks add
-	File              float64       `json:"file"`               // the whole file's BM25F, weighted (whole-file evidence)
-	Chunks            int           `json:"chunks_matched"`     // chunks of the file that matched
-	Coverage          float64       `json:"coverage,omitempty"` // IDF-weighted share of the query's terms in the file
+	BestChunk         float64       `json:"best_chunk"`                // BM25F of the best chunk (fused score in hybrid)
+	Support           float64       `json:"support"`                   // what the file's next best chunks add
+	File              float64       `json:"file"`                      // the whole file's BM25F, weighted (whole-file evidence)
+	Chunks            int           `json:"chunks_matched"`            // chunks of the file that matched
+	Proximity         float64       `json:"proximity,omitempty"`       // what term proximity added to best_chunk + support (lever proximity)
+	ProximityPairs    []string      `json:"proximity_pairs,omitempty"` // the question's words the best chunk holds close together, closest first
+	Coverage          float64       `json:"coverage,omitempty"`        // IDF-weighted share of the query's terms in the file
 	BestChunkCoverage float64       `json:"best_chunk_coverage,omitempty"`
 	CoverageFactor    float64       `json:"coverage_factor,omitempty"`
 	NameCoverage      float64       `json:"name_coverage,omitempty"` // share of the question the file's base name says
@@ -411,14 +414,21 @@ type Searcher struct {
 	metas  map[store.SHA]*store.BlobMeta
 	heads  map[store.SHA]*store.BlobMeta // metas without chunks (blobHead)
 	lines  map[store.SHA][]string
-	texts  map[store.SHA]string // decoded, not redacted (snippetLines)
-	unread []unreadBlob         // this search's blobs git could not read either
+	texts  map[store.SHA]string         // decoded, not redacted (snippetLines)
+	unread []unreadBlob                 // this search's blobs git could not read either
+	chunks map[chunkKey]store.ChunkMeta // chunks blobChunks read (proximity), for blobChunk
 }
 
 // unreadBlob is a file whose blob could not be read, and why.
 type unreadBlob struct {
 	path string
 	err  error
+}
+
+// chunkKey is chunk idx of a blob.
+type chunkKey struct {
+	blob store.SHA
+	idx  int
 }
 
 // blobLines returns a blob's decoded lines, read once per Searcher, with
@@ -530,8 +540,49 @@ func (s *Searcher) blobChunk(blob store.SHA, idx int) (*store.BlobMeta, store.Ch
 	if err != nil {
 		return nil, store.ChunkMeta{}, false, err
 	}
-	c, ok, err := s.DB.BlobChunk(s.Pipeline, blob, idx)
+	s.metaMu.Lock()
+	c, ok := s.chunks[chunkKey{blob, idx}]
+	s.metaMu.Unlock()
+	if ok {
+		return head, c, true, nil
+	}
+	c, ok, err = s.DB.BlobChunk(s.Pipeline, blob, idx)
 	return head, c, ok, err
+}
+
+// blobChunks is blobChunk for several chunks of one blob, its record
+// decompressed once (store.BlobChunks).
+func (s *Searcher) blobChunks(blob store.SHA, idxs []int) ([]store.ChunkMeta, []bool, error) {
+	s.metaMu.Lock()
+	m, ok := s.metas[blob]
+	s.metaMu.Unlock()
+	if !ok && s.DB == nil {
+		return nil, nil, fmt.Errorf("no metadata of blob %x", blob)
+	}
+	if !ok {
+		cs, oks, err := s.DB.BlobChunks(s.Pipeline, blob, idxs)
+		if err == nil {
+			// Kept for render, which shows some of them.
+			s.metaMu.Lock()
+			if s.chunks == nil {
+				s.chunks = map[chunkKey]store.ChunkMeta{}
+			}
+			for i, idx := range idxs {
+				if oks[i] {
+					s.chunks[chunkKey{blob, idx}] = cs[i]
+				}
+			}
+			s.metaMu.Unlock()
+		}
+		return cs, oks, err
+	}
+	cs, oks := make([]store.ChunkMeta, len(idxs)), make([]bool, len(idxs))
+	for i, idx := range idxs {
+		if oks[i] = idx >= 0 && idx < len(m.Chunks); oks[i] {
+			cs[i] = m.Chunks[idx]
+		}
+	}
+	return cs, oks, nil
 }
 
 // blobMeta returns a blob's metadata, decoded once per Searcher.

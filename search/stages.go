@@ -171,6 +171,15 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if err := s.priors(req, q, files); err != nil {
 		return nil, err
 	}
+	if req.Mode == ModeLexical && req.on(LeverProximity) {
+		lap("group+priors", t0)
+		t0 = time.Now()
+		if err := s.proximity(ctx, q, cands, files, cov); err != nil {
+			return nil, err
+		}
+		lap("proximity", t0)
+		t0 = time.Now()
+	}
 	files = s.collapse(req, files)
 	lap("group+priors", t0)
 
@@ -914,12 +923,15 @@ type fileHits struct {
 	health string // docHealth
 	prior  *Prior // file-kind demotion
 	// The parts of score, for --explain.
-	best, support float64 // best chunk's score; what the next ones add
-	fileBM25      float64 // the whole file's BM25F (lexicalStats.file)
-	cov, bestCov  float64 // query coverage of the file and of its best chunk (-1: not measured)
-	nameCov       float64 // share of the question its base name says (filename.go)
-	declares      string  // the question's pkg.Name it declares (qualified.go)
-	mask          uint64  // query terms the file matched
+	best, support float64  // best chunk's score; what the next ones add
+	fileBM25      float64  // the whole file's BM25F (lexicalStats.file)
+	hasFile       bool     // fileBM25 was measured (lexical mode, lever file)
+	prox          float64  // what proximity added to best + support
+	proxPairs     []string // the query's concepts its best chunk holds close together
+	cov, bestCov  float64  // query coverage of the file and of its best chunk (-1: not measured)
+	nameCov       float64  // share of the question its base name says (filename.go)
+	declares      string   // the question's pkg.Name it declares (qualified.go)
+	mask          uint64   // query terms the file matched
 	priors        []PriorFactor
 	alsoAt        []string // near-duplicates folded into this file (collapse)
 }
@@ -954,24 +966,47 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 		}
 	}
 	for _, f := range files {
-		sortHits(f.hits)
-		f.best = f.hits[0].score
-		for i := 1; i < len(f.hits) && i <= fileSupport; i++ {
-			f.support += supportWeight * f.hits[i].score / float64(i)
-		}
-		f.score = f.best + f.support
 		if fs, ok := fileScores[f.entry.Path]; ok {
-			f.fileBM25 = fs
-			f.score += fileWeight * fs
+			f.fileBM25, f.hasFile = fs, true
 		}
-		if cov != nil {
-			f.cov = cov.coverage(f.mask)
-			f.bestCov = cov.coverage(cov.matched[f.hits[0].chunk])
-			f.score *= math.Pow(f.cov, coverageExp)
-		}
+		f.rescore(cov)
 	}
-	// Ties keep the order of the files' best hits (as if hits had come
-	// sorted): the output does not depend on how they came.
+	sortFiles(files)
+	return files
+}
+
+// rescore sorts f's hits and computes its score from them (see group):
+// group's, and again once proximity has added to some of its chunks.
+func (f *fileHits) rescore(cov *lexicalStats) {
+	sortHits(f.hits)
+	f.best, f.support = f.hits[0].score, 0
+	for i := 1; i < len(f.hits) && i <= fileSupport; i++ {
+		f.support += supportWeight * f.hits[i].score / float64(i)
+	}
+	if cov != nil {
+		f.cov = cov.coverage(f.mask)
+		f.bestCov = cov.coverage(cov.matched[f.hits[0].chunk])
+	}
+	f.score = f.base(cov)
+}
+
+// base is f's score from its chunks, its whole file and its coverage,
+// before the factors of names, declarations and priors.
+func (f *fileHits) base(cov *lexicalStats) float64 {
+	sc := f.best + f.support
+	if f.hasFile {
+		sc += fileWeight * f.fileBM25
+	}
+	if cov != nil {
+		sc *= math.Pow(f.cov, coverageExp)
+	}
+	return sc
+}
+
+// sortFiles orders files best first. Ties keep the order of the files'
+// best hits (as if hits had come sorted): the output does not depend on
+// how they came.
+func sortFiles(files []*fileHits) {
 	slices.SortFunc(files, func(x, y *fileHits) int {
 		if c := cmp.Compare(y.score, x.score); c != 0 {
 			return c
@@ -981,7 +1016,6 @@ func group(v *store.View, hits []hit, cov *lexicalStats, fileScores map[string]f
 		}
 		return cmp.Compare(x.hits[0].chunk, y.hits[0].chunk)
 	})
-	return files
 }
 
 // priors adjusts file scores by what is known of a file besides the
@@ -1439,7 +1473,8 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, file
 // explain is the parts of f's score (--explain).
 func (f *fileHits) explain(st *lexicalStats) *Explain {
 	r4 := func(x float64) float64 { return math.Round(x*10000) / 10000 }
-	x := &Explain{BestChunk: r4(f.best), Support: r4(f.support), File: r4(fileWeight * f.fileBM25), Chunks: len(f.hits), Score: r4(f.score), Priors: f.priors}
+	x := &Explain{BestChunk: r4(f.best), Support: r4(f.support), File: r4(fileWeight * f.fileBM25), Chunks: len(f.hits), Score: r4(f.score), Priors: f.priors,
+		Proximity: r4(f.prox), ProximityPairs: f.proxPairs}
 	if f.cov >= 0 {
 		x.Coverage, x.BestChunkCoverage = r4(f.cov), r4(f.bestCov)
 		x.CoverageFactor = r4(math.Pow(f.cov, coverageExp))

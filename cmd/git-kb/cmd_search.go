@@ -226,7 +226,7 @@ func searchRequestFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "prf", Usage: "pseudo-relevance feedback: add the words the best matches share, and rank again (RM3)"},
 		&cli.BoolFlag{Name: "no-priors", Usage: "no demotion of tests, examples and data tables (as kb.priors false)"},
 		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
-		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, -file, -hub, -links, -dedup, -concept, -name, -qualified, -summary (comma-separated)"},
+		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, +proximity, -file, -hub, -links, -dedup, -concept, -name, -qualified, -summary (comma-separated)"},
 	}
 }
 
@@ -341,6 +341,9 @@ func printResults(e env, resp *search.Response) {
 func printExplain(e env, x *search.Explain) {
 	w := e.Stdout
 	line := fmt.Sprintf("score %.4g = (best chunk %.4g + %d other chunks %.4g + whole file %.4g)", x.Score, x.BestChunk, x.Chunks-1, x.Support, x.File)
+	if x.Proximity > 0 {
+		line += fmt.Sprintf(" (proximity added %.4g: %s)", x.Proximity, strings.Join(x.ProximityPairs, " "))
+	}
 	if x.CoverageFactor > 0 {
 		line += fmt.Sprintf(" x coverage %.2f (best chunk alone %.2f)", x.CoverageFactor, x.BestChunkCoverage)
 	}
