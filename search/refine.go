@@ -208,6 +208,12 @@ func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
 			if !containsAll(text, q.Phrases) || containsAny(text, textExcludes) {
 				continue
 			}
+			if text == "" && len(textExcludes) > 0 && s.unreadable(e.Path) {
+				// Its blob could not be read (noteUnread): the excluded
+				// phrase may be in it, so it is left out, as a phrase
+				// filter leaves it out.
+				continue
+			}
 		}
 		out = append(out, h)
 	}

@@ -720,6 +720,13 @@ func (s *Searcher) noteUnread(path string, err error) {
 	}
 }
 
+// unreadable says whether this search could not read path's blob.
+func (s *Searcher) unreadable(path string) bool {
+	s.metaMu.Lock()
+	defer s.metaMu.Unlock()
+	return slices.ContainsFunc(s.unread, func(u unreadBlob) bool { return u.path == path })
+}
+
 // unreadNote says which files this search could not read, and the
 // first error ("" when it read every blob it needed), and forgets them.
 func (s *Searcher) unreadNote() string {

@@ -166,6 +166,19 @@ func TestSearchDamagedPack(t *testing.T) {
 					t.Fatalf("search %q: degraded %q", args, r.Degraded)
 				}
 			}
+			// An excluded phrase cannot be checked in a file that cannot
+			// be read either: the file is left out, as for a phrase, not
+			// listed though it may hold what the query excludes.
+			out, errs, code = kb(t, dir, "search", "--json", "-q", "--", `超时 -"连接池 超时"`)
+			var ex search.Response
+			if code != 0 || json.Unmarshal([]byte(out), &ex) != nil {
+				t.Fatalf("search with an excluded phrase: exit %d: %s\n%s", code, errs, out)
+			}
+			for _, r := range ex.Results {
+				if r.Path == "docs/pool.md" {
+					t.Fatalf("search with an excluded phrase lists docs/pool.md, which holds it; degraded %q", ex.Degraded)
+				}
+			}
 			if open := openUnder(t, filepath.Join(dir, ".git", "objects")); len(open) > 0 {
 				t.Fatalf("files left open after the search: %v", open)
 			}
