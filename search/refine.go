@@ -127,7 +127,7 @@ func checkFiles(req Request) error {
 				}
 				continue
 			}
-			if len(near) < maxNear && req.View.Entries[i].N > 0 && (strings.HasSuffix(p, "/"+f) || strings.HasSuffix(p, base) || strings.Contains(p, "/"+f+"/")) {
+			if len(near) < maxNear && req.View.Entries[i].N > 0 && (strings.HasSuffix(p, "/"+f) || strings.HasSuffix("/"+p, base) || strings.Contains(p, "/"+f+"/")) {
 				if strings.Contains(p, "/"+f+"/") {
 					p = p[:strings.Index(p, "/"+f+"/")+len(f)+2]
 				}

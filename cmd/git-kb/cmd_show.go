@@ -128,7 +128,7 @@ func sameNamed(ctx context.Context, repo *gitx.Repo, tree gitx.Hash, p string) [
 	base := "/" + path.Base(p)
 	var near []string
 	for _, e := range entries {
-		if strings.HasSuffix(e.Path, "/"+p) || strings.HasSuffix(e.Path, base) {
+		if strings.HasSuffix(e.Path, "/"+p) || strings.HasSuffix("/"+e.Path, base) { // "/"+: a file at the top too
 			if near = append(near, e.Path); len(near) == maxNear {
 				break
 			}

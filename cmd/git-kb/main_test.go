@@ -225,6 +225,10 @@ func TestShowRoundTripsCitation(t *testing.T) {
 	if _, errs, code := kb(t, dir, "show", "rollback.md#L1-L3"); code != exitError || !strings.Contains(errs, "did you mean docs/runbook/rollback.md?") {
 		t.Fatalf("show of a file name: code %d %q", code, errs)
 	}
+	// A file of that name at the repository's top is one too.
+	if _, errs, code := kb(t, dir, "show", "docs/README.md"); code != exitError || !strings.Contains(errs, "did you mean README.md?") {
+		t.Fatalf("show of a top-level file under a directory: code %d %q", code, errs)
+	}
 	if _, errs, code := kb(t, dir, "show", "docs/runbook/rollback.md#L5-L3"); code != exitUsage || !strings.Contains(errs, "write #L3-L5") {
 		t.Fatalf("reversed range: code %d %q", code, errs)
 	}
@@ -330,6 +334,7 @@ func TestAtPathNamesNothing(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
 		{"@rollback.md 回滚", "did you mean @docs/runbook/rollback.md?"},
 		{"@runbook 回滚", "did you mean @docs/runbook/?"},
+		{"@docs/README.md 回滚", "did you mean @README.md?"},
 		{"@no/such.md 回滚", "names no indexed file or directory"},
 		{"@logo.png 回滚", "binary files"},
 	} {
