@@ -67,16 +67,29 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 		}
 		cands = append(cands, cand)
 	}
-	return pack.Build(cands, pack.Options{
+	p, err := pack.Build(cands, pack.Options{
 		Query: req.Query, Commit: resp.Commit, Budget: r.Budget, Ratios: r.Ratios, Format: r.Format, Counter: counter,
 		Lines: func(blob string) ([]string, error) {
 			if p, ok := uncommitted[blob]; ok {
 				lines, err := WorktreeLines(k.Repo, p)
-				return k.Secrets.RedactLines(p, lines), err
+				if err != nil {
+					return nil, fmt.Errorf("%w: %v", pack.ErrUnreadable, err)
+				}
+				return k.Secrets.RedactLines(p, lines), nil
 			}
-			return k.BlobLines(pathOf[blob], blob)
+			lines, err := k.BlobLines(pathOf[blob], blob)
+			if err != nil && ctx.Err() == nil {
+				// A damaged or missing object (search degrades the same
+				// way): the pack holds what can be read, and says what not.
+				return nil, fmt.Errorf("%w: %v", pack.ErrUnreadable, err)
+			}
+			return lines, err
 		},
 	})
+	if err == nil && len(p.Unread) > 0 {
+		k.opt.note("left out of the pack, unreadable: %s (git fsck checks the repository's objects)", strings.Join(p.Unread, "; "))
+	}
+	return p, err
 }
 
 // WorktreeRev is the revision worktree citations name.

@@ -17,6 +17,7 @@ package pack
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -79,7 +80,15 @@ type Pack struct {
 	Format  string  `json:"format"`
 	Blocks  []Block `json:"blocks"`
 	Dropped int     `json:"dropped"` // candidate blocks that did not fit
+	// Unread are the files left out because their text could not be read
+	// (ErrUnreadable: a damaged or missing git object), "path: why".
+	Unread []string `json:"unread,omitempty"`
 }
+
+// ErrUnreadable wraps an Options.Lines error for a file to leave out of
+// the pack (Pack.Unread) rather than fail it: its text cannot be read,
+// and the other files' can.
+var ErrUnreadable = errors.New("unreadable")
 
 // Options configure Build.
 type Options struct {
@@ -110,6 +119,15 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
+	readable := files[:0]
+	for _, f := range files {
+		if f.unread != "" {
+			p.Unread = append(p.Unread, f.path+": "+f.unread)
+			continue
+		}
+		readable = append(readable, f)
+	}
+	files = readable
 	sectionLeft := int(float64(o.Budget)*o.Ratios.Sections) + wholeLeft
 	for _, b := range breadthFirst(sections(files, whole)) {
 		if pk.seen[sha256.Sum256([]byte(b.Text))] {
@@ -124,7 +142,9 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 		}
 	}
 	sort.SliceStable(pk.picked, func(i, j int) bool { return pk.picked[i].rank < pk.picked[j].rank })
-	p.Blocks = pk.picked
+	if len(pk.picked) > 0 {
+		p.Blocks = pk.picked // else [], not null, in JSON
+	}
 	return fit(p, o)
 }
 
@@ -135,6 +155,7 @@ type packFile struct {
 	rank             int
 	spans            []Candidate
 	lines            []string
+	unread           string // why its lines could not be read (ErrUnreadable)
 }
 
 // byFile groups the candidates (in rank order) by file, in order of each
@@ -182,6 +203,10 @@ func (pk *picker) wholeFiles(files []*packFile, o Options, share int) (int, map[
 	whole := map[string]bool{}
 	for _, f := range files {
 		lines, err := o.Lines(f.blob)
+		if errors.Is(err, ErrUnreadable) {
+			f.unread = strings.TrimPrefix(err.Error(), ErrUnreadable.Error()+": ")
+			continue
+		}
 		if err != nil {
 			return 0, nil, err
 		}

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -117,5 +118,37 @@ func TestWholeSmallFilesAndMergedSections(t *testing.T) {
 	}
 	if r, err := ParseRatios("0.7, 0.25, 0.05"); err != nil || r.Whole != 0.7 {
 		t.Errorf("ParseRatios: %+v %v", r, err)
+	}
+}
+
+// TestUnreadableFileLeftOut: a file whose lines are ErrUnreadable is left
+// out and named in Unread; the others are packed; any other error fails
+// the pack; a pack of nothing has [] blocks, not null.
+func TestUnreadableFileLeftOut(t *testing.T) {
+	files := map[string][]string{"ok": {"# 连接池", "连接池说明"}}
+	lines := func(b string) ([]string, error) {
+		if l, ok := files[b]; ok {
+			return l, nil
+		}
+		return nil, fmt.Errorf("%w: read blob %s: object not found", ErrUnreadable, b)
+	}
+	cands := []Candidate{
+		{Path: "lost.md", Blob: "lost", Start: 1, End: 2, Rank: 1},
+		{Path: "ok.md", Blob: "ok", Start: 1, End: 2, Rank: 2},
+	}
+	p, err := Build(cands, Options{Commit: "c", Budget: 2000, Format: JSON, Counter: byteCounter{}, Lines: lines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Blocks) != 1 || p.Blocks[0].Path != "ok.md" || len(p.Unread) != 1 || p.Unread[0] != "lost.md: read blob lost: object not found" {
+		t.Errorf("blocks %+v, unread %q", p.Blocks, p.Unread)
+	}
+	p, err = Build(cands[:1], Options{Commit: "c", Budget: 2000, Format: JSON, Counter: byteCounter{}, Lines: lines})
+	if err != nil || p.Blocks == nil || !strings.Contains(Render(p), `"blocks": []`) {
+		t.Errorf("nothing readable: %v, %s", err, Render(p))
+	}
+	_, err = Build(cands, Options{Commit: "c", Budget: 2000, Format: JSON, Counter: byteCounter{}, Lines: func(string) ([]string, error) { return nil, errors.New("boom") }})
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("another error: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/search"
 )
 
@@ -178,6 +179,21 @@ func TestSearchDamagedPack(t *testing.T) {
 				if r.Path == "docs/pool.md" {
 					t.Fatalf("search with an excluded phrase lists docs/pool.md, which holds it; degraded %q", ex.Degraded)
 				}
+			}
+			// A context pack (and ask, which packs one) holds what can be
+			// read and names what not, rather than failing.
+			out, errs, code = kb(t, dir, "context", "--format", "json", "连接池 超时")
+			var p pack.Pack
+			if code != 0 || json.Unmarshal([]byte(out), &p) != nil || p.Blocks == nil {
+				t.Fatalf("context: exit %d: %s\n%s", code, errs, out)
+			}
+			packed := false
+			for _, b := range p.Blocks {
+				packed = packed || b.Path == "docs/pool.md"
+			}
+			if c.snippet != packed || c.snippet != (len(p.Unread) == 0) ||
+				!c.snippet && (!strings.HasPrefix(p.Unread[0], "docs/pool.md: ") || !strings.Contains(errs, "left out of the pack, unreadable: docs/pool.md")) {
+				t.Fatalf("context: docs/pool.md packed %v, unread %q, stderr %q", packed, p.Unread, errs)
 			}
 			if open := openUnder(t, filepath.Join(dir, ".git", "objects")); len(open) > 0 {
 				t.Fatalf("files left open after the search: %v", open)
