@@ -119,7 +119,9 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !o.DryRun {
+	// An earlier gc's marker stays when this one left the index to a
+	// newer git-kb: that one's index runs find it and finish the work.
+	if !o.DryRun && !(unfinished && rep.Skipped == skippedNewer) {
 		os.Remove(marker)
 	}
 	// The sizes on disk with the database closed: an open one counts the
@@ -195,7 +197,7 @@ func autoGC(db *store.DB, rep *GCReport, dryRun, unfinished bool) (*GCReport, er
 	case err != nil:
 		return nil, err
 	case newer:
-		rep.Skipped = "a newer git-kb also uses this index: run git kb gc with the newest one"
+		rep.Skipped = skippedNewer
 		return rep, nil
 	case !older && !unfinished:
 		rep.Skipped = "no data of an older git-kb version"
@@ -215,6 +217,10 @@ func autoGC(db *store.DB, rep *GCReport, dryRun, unfinished bool) (*GCReport, er
 // gcMarker is the file in .git/kb a gc writes when it starts and removes
 // when it has ended well.
 const gcMarker = "gc-unfinished"
+
+// skippedNewer is why gc --auto left an index alone that a newer git-kb
+// also uses.
+const skippedNewer = "a newer git-kb also uses this index: run git kb gc with the newest one"
 
 // gcRetryAfter is how old a marker must be before an index run asks for
 // gc --auto again: a gc that keeps failing (a disk too full for its

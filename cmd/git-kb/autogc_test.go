@@ -143,6 +143,19 @@ func TestAutoGCLeavesANewerGitKBsData(t *testing.T) {
 	if !strings.Contains(rep.Skipped, "newer") || rep.KeysDeleted != 0 {
 		t.Errorf("gc --auto beside a newer git-kb: %+v", rep)
 	}
+	// It leaves no marker of its own; an earlier gc's stays, for the
+	// newer git-kb's index runs to finish.
+	marker := filepath.Join(dir, ".git", "kb", "gc-unfinished")
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("gc --auto beside a newer git-kb left a marker: %v", err)
+	}
+	if err := os.WriteFile(marker, []byte("git kb gc started\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kbJSON(t, dir, &rep, "gc", "--auto", "--json")
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("gc --auto beside a newer git-kb removed an earlier gc's marker: %v", err)
+	}
 	if _, newer := otherPipelines(t, dir); !newer {
 		t.Error("the newer git-kb's records went")
 	}
