@@ -335,24 +335,10 @@ func (a *Analyzer) match(text string, terms []string, skip bool) Matches {
 			found[s.Term], found[surface] = true, true
 		}
 	}
-	// Chinese is written without spaces, and the cut of a text depends on
-	// its neighbours (立即|回|滚到 holds 回滚, which the query cut whole):
-	// a Chinese term of two or more characters matches wherever it is
-	// written. Latin words and identifiers match only whole, as cut.
-	for t := range want {
-		if HanBytes(t) != len(t) || utf8.RuneCountInString(t) < 2 {
-			continue
-		}
-		for i := 0; ; {
-			j := strings.Index(text[i:], t)
-			if j < 0 {
-				break
-			}
-			rs = append(rs, [2]int{i + j, i + j + len(t)})
-			found[t] = true
-			i += j + len(t)
-		}
-	}
+	hanOccurrences(text, want, func(s Span) {
+		rs = append(rs, [2]int{s.Start, s.End})
+		found[s.Term] = true
+	})
 	seen := map[string]bool{}
 	for _, t := range terms {
 		if lt := strings.ToLower(Normalize(t)); found[lt] && !seen[lt] {
@@ -397,6 +383,28 @@ func merge(rs [][2]int) [][2]int {
 	return out
 }
 
+// hanOccurrences calls found for every place in text where a Chinese
+// term of want with two or more characters is written. Chinese is written
+// without spaces, and the cut of a text depends on its neighbours
+// (立即|回|滚到 holds 回滚, which the query cut whole): such a term matches
+// wherever it is written. Latin words and identifiers match only whole,
+// as cut (Match and MatchSpans read those from the spans).
+func hanOccurrences(text string, want map[string]bool, found func(Span)) {
+	for t := range want {
+		if HanBytes(t) != len(t) || utf8.RuneCountInString(t) < 2 {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(text[i:], t)
+			if j < 0 {
+				break
+			}
+			found(Span{i + j, i + j + len(t), t})
+			i += j + len(t)
+		}
+	}
+}
+
 // MatchSpans is where in text Match finds each of terms: one span per
 // match, its Term the one of terms it matched (lower-cased and
 // normalized, as Match compares them), ordered by Start (then the longer
@@ -417,19 +425,7 @@ func (a *Analyzer) MatchSpans(text string, terms []string) []Span {
 			out = append(out, Span{s.Start, s.End, surface})
 		}
 	}
-	for t := range want {
-		if HanBytes(t) != len(t) || utf8.RuneCountInString(t) < 2 {
-			continue
-		}
-		for i := 0; ; {
-			j := strings.Index(text[i:], t)
-			if j < 0 {
-				break
-			}
-			out = append(out, Span{i + j, i + j + len(t), t})
-			i += j + len(t)
-		}
-	}
+	hanOccurrences(text, want, func(s Span) { out = append(out, s) })
 	sort.Slice(out, func(i, j int) bool {
 		x, y := out[i], out[j]
 		if x.Start != y.Start {
