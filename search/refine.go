@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"path"
 	"slices"
 	"strings"
@@ -74,70 +75,75 @@ func queryScope(req Request) (func(string) bool, error) {
 	}, nil
 }
 
-// PathError says an @path of a query names nothing the search can read:
-// no file or directory of the view (Near: indexed paths of the same
-// name, for "did you mean"), or only files without indexed text.
+// PathError says an @path of a query names no indexed file or
+// directory of the view. Near are indexed paths of the same name, for
+// "did you mean".
 type PathError struct {
 	Path   string
-	NoText bool
 	Near   []string
 	Commit string
 }
 
 func (e *PathError) Error() string {
-	if e.NoText {
-		return fmt.Sprintf("@%s has no indexed text at %s (a binary, empty or oversized file, or one .kbignore or the secrets rules leave out)", e.Path, short(e.Commit))
-	}
-	msg := fmt.Sprintf("@%s names no indexed file or directory at %s", e.Path, short(e.Commit))
+	msg := fmt.Sprintf("@%s names no indexed file or directory at %.12s", e.Path, e.Commit)
 	if len(e.Near) > 0 {
 		return msg + "; did you mean @" + strings.Join(e.Near, ", @") + "?"
 	}
-	return msg + " (@ takes a path from the repository's top, as @docs/runbook.md or @docs/; binary files, and those .kbignore or kb.maxFileSize leave out, are not indexed)"
+	return msg + " (@ takes a path from the repository's top, as @docs/runbook.md or @docs/; README's \"What gets indexed\" lists the files left out: binary files, vendored code, secrets files, .kbignore, kb.maxFileSize)"
 }
 
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
-}
-
-// maxNear is how many paths a PathError suggests.
+// maxNear is how many paths NearPaths suggests.
 const maxNear = 3
+
+// NearPaths lists up to three of paths that end with p or have its file
+// name (a file at the top too), and with dirs the directories named p
+// inside them ("docs/runbook/" for runbook): what a path missing its
+// leading directories meant.
+func NearPaths(p string, paths iter.Seq[string], dirs bool) []string {
+	p = strings.Trim(p, "/")
+	base := "/" + path.Base(p)
+	var near []string
+	for q := range paths {
+		switch {
+		case strings.HasSuffix(q, "/"+p) || strings.HasSuffix("/"+q, base):
+		case dirs && strings.Contains(q, "/"+p+"/"):
+			q = q[:strings.Index(q, "/"+p+"/")+len(p)+2]
+		default:
+			continue
+		}
+		if !slices.Contains(near, q) {
+			if near = append(near, q); len(near) == maxNear {
+				break
+			}
+		}
+	}
+	return near
+}
 
 // checkFiles refuses a query whose @paths name nothing of the view: a
 // scope that holds nothing answers nothing, and "no results" would not
-// say why.
+// say why. (A view holds only files with chunks.)
 func checkFiles(req Request) error {
 	if req.Parsed == nil || len(req.Parsed.Files) == 0 || req.View == nil {
 		return nil
 	}
-	for _, f := range req.Parsed.Files {
-		f = strings.TrimSuffix(f, "/")
-		found, text := false, false
-		var near []string
-		base := "/" + path.Base(f)
+	paths := func(yield func(string) bool) {
 		for i := range req.View.Entries {
-			p := req.View.Entries[i].Path
-			if p == f || strings.HasPrefix(p, f+"/") {
-				found = true
-				if req.View.Entries[i].N > 0 {
-					text = true
-					break
-				}
-				continue
-			}
-			if len(near) < maxNear && req.View.Entries[i].N > 0 && (strings.HasSuffix(p, "/"+f) || strings.HasSuffix("/"+p, base) || strings.Contains(p, "/"+f+"/")) {
-				if strings.Contains(p, "/"+f+"/") {
-					p = p[:strings.Index(p, "/"+f+"/")+len(f)+2]
-				}
-				if !slices.Contains(near, p) {
-					near = append(near, p)
-				}
+			if !yield(req.View.Entries[i].Path) {
+				return
 			}
 		}
-		if !text {
-			return &PathError{Path: f, NoText: found, Near: near, Commit: hex.EncodeToString(req.Commit[:])}
+	}
+	for _, f := range req.Parsed.Files {
+		f = strings.TrimSuffix(f, "/")
+		named := false
+		for p := range paths {
+			if named = p == f || strings.HasPrefix(p, f+"/"); named {
+				break
+			}
+		}
+		if !named {
+			return &PathError{Path: f, Near: NearPaths(f, paths, true), Commit: hex.EncodeToString(req.Commit[:])}
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 
@@ -114,25 +113,19 @@ Examples:
 	}
 }
 
-// maxNear is how many paths sameNamed suggests.
-const maxNear = 3
-
-// sameNamed lists up to maxNear files of tree whose path ends with p, or
-// has p's file name: what a citation missing its directories meant.
+// sameNamed lists files of tree whose path ends with p, or that have
+// p's file name (search.NearPaths): what a citation missing its
+// directories meant. Read only on that error.
 func sameNamed(ctx context.Context, repo *gitx.Repo, tree gitx.Hash, p string) []string {
 	entries, err := repo.ListTree(ctx, tree)
 	if err != nil {
 		return nil
 	}
-	p = strings.TrimPrefix(p, "/")
-	base := "/" + path.Base(p)
-	var near []string
-	for _, e := range entries {
-		if strings.HasSuffix(e.Path, "/"+p) || strings.HasSuffix("/"+e.Path, base) { // "/"+: a file at the top too
-			if near = append(near, e.Path); len(near) == maxNear {
-				break
+	return search.NearPaths(p, func(yield func(string) bool) {
+		for _, e := range entries {
+			if !yield(e.Path) {
+				return
 			}
 		}
-	}
-	return near
+	}, false)
 }
