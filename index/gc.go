@@ -71,7 +71,7 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	// A marker left by an earlier gc: this run is its retry. Its time is
 	// the try's, so a retry that fails before it starts (a disk too full
 	// for the compaction: CheckSpace below) waits an hour for the next
-	// (GCUnfinished), as one that fails later does.
+	// (gcUnfinished), as one that fails later does.
 	marker := filepath.Join(kbDir, gcMarker)
 	_, statErr := os.Stat(marker)
 	unfinished := statErr == nil
@@ -101,7 +101,7 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	}
 	// The marker stays if this run is killed or fails: its drops may be
 	// done and the compaction that frees their space not, and nothing in
-	// the index would tell (see GCUnfinished).
+	// the index would tell (see gcUnfinished).
 	if !o.DryRun {
 		if err := os.WriteFile(marker, []byte("git kb gc started "+time.Now().Format(time.RFC3339)+"\n"), 0o644); err != nil {
 			db.Close()
@@ -227,10 +227,10 @@ const skippedNewer = "a newer git-kb also uses this index: run git kb gc with th
 // compaction) is retried hourly, not by every hook.
 var gcRetryAfter = time.Hour
 
-// GCUnfinished reports whether a gc started in kbDir more than
+// gcUnfinished reports whether a gc started in kbDir more than
 // gcRetryAfter ago and never ended well (killed, or failed). Call it
 // holding the index lock, which a running gc holds.
-func GCUnfinished(kbDir string) bool {
+func gcUnfinished(kbDir string) bool {
 	fi, err := os.Stat(filepath.Join(kbDir, gcMarker))
 	return err == nil && time.Since(fi.ModTime()) > gcRetryAfter
 }

@@ -36,7 +36,7 @@ func TestGCRetryThatFailsEarlyWaitsAnHour(t *testing.T) {
 	if err := os.Chtimes(marker, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if !GCUnfinished(kbDir) {
+	if !gcUnfinished(kbDir) {
 		t.Fatal("a marker two hours old is not seen")
 	}
 	manifest := filepath.Join(DBDir(repo), "MANIFEST")
@@ -49,7 +49,7 @@ func TestGCRetryThatFailsEarlyWaitsAnHour(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("the failed gc removed the marker: %v", err)
 	}
-	if GCUnfinished(kbDir) {
+	if gcUnfinished(kbDir) {
 		t.Error("after a gc --auto that failed before it opened the index, the next index run starts another at once")
 	}
 	// A dry run is no try.
@@ -57,7 +57,7 @@ func TestGCRetryThatFailsEarlyWaitsAnHour(t *testing.T) {
 		t.Fatal(err)
 	}
 	GC(ctx, repo, GCOptions{Auto: true, DryRun: true})
-	if !GCUnfinished(kbDir) {
+	if !gcUnfinished(kbDir) {
 		t.Error("a dry run put the retry off")
 	}
 }

@@ -172,7 +172,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	}
 	// A gc --auto killed half way (we hold the index lock, so none runs)
 	// may have dropped records whose space only its compaction frees.
-	st.GCUnfinished = set.GCAuto && GCUnfinished(repo.KBDir())
+	st.GCUnfinished = set.GCAuto && gcUnfinished(repo.KBDir())
 	rr, err := newRunRules(ctx, repo, set, &o, commit)
 	if err != nil {
 		return st, err
