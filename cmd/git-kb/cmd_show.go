@@ -21,7 +21,11 @@ func showCommand(e env) *cli.Command {
 		Description: `Reads <commit>:<path>#L<start>-L<end> straight from git at that commit, so a
 citation stays readable after the file changes or is deleted at HEAD.
 Any revision works in place of the commit, and a path without one is
-HEAD's; without #L the whole file prints.
+HEAD's; without #L the whole file prints. A path may hold a colon
+(notes/12:30.md): when the text before the colon is no revision and HEAD
+has that path, HEAD's file prints; when both readings name a file,
+<rev>:<path> wins and a note on stderr says how to get the other
+(HEAD:notes/12:30.md).
 
 Examples:
   git kb show a8731366d6ef:docs/rollback.md#L10-L42
@@ -54,37 +58,23 @@ Examples:
 				arg = local
 			}
 			cit, ok := search.ParseCitation(arg)
-			if !ok && !strings.Contains(arg, ":") {
-				// A path, or path#L10-L42, as a person types it: HEAD's
-				// (as the MCP server's show does).
-				cit, ok = search.ParseCitation("HEAD:" + arg)
-			}
-			if !ok {
-				return usagef("%q is not a citation; expected <commit>:<path>#L<start>-L<end> (or <repo>@<commit>:<path>#L.. from --org)", arg)
-			}
 			var lines []string
 			where := engine.WorktreeRev
-			if cit.Rev == engine.WorktreeRev {
+			if ok && cit.Rev == engine.WorktreeRev {
 				// A --worktree citation: the file as it is on disk now.
 				if lines, err = engine.WorktreeLines(repo, cit.Path); err != nil {
 					return err
 				}
 			} else {
-				commit, tree, err := repo.Resolve(c.Context, cit.Rev)
+				t, err := showTarget(c.Context, repo, arg)
 				if err != nil {
 					return err
 				}
-				where = commit.String()[:12]
-				_, data, err := repo.FileAt(commit, strings.TrimPrefix(cit.Path, "/"))
-				if errors.Is(err, gitx.ErrNoSuchPath) {
-					if near := sameNamed(c.Context, repo, tree, cit.Path); len(near) > 0 {
-						return fmt.Errorf("%w; did you mean %s?", err, strings.Join(near, ", "))
-					}
+				if t.note != "" {
+					fmt.Fprintf(e.Stderr, "git kb: %s\n", t.note)
 				}
-				if err != nil {
-					return err
-				}
-				if lines, err = engine.TextLines(cit.Path, data); err != nil {
+				cit, where = t.cit, t.commit.String()[:12]
+				if lines, err = engine.TextLines(cit.Path, t.data); err != nil {
 					return err
 				}
 			}
@@ -128,4 +118,88 @@ func sameNamed(ctx context.Context, repo *gitx.Repo, tree gitx.Hash, p string) [
 			}
 		}
 	}, false)
+}
+
+// target is the file show's argument names, read from git.
+type target struct {
+	cit    search.Citation
+	commit gitx.Hash
+	data   []byte
+	// note says which reading was taken when the argument reads two ways.
+	note string
+}
+
+// showTarget reads what arg names: <rev>:<path>#L.., or a path of HEAD's
+// (#L.. optional). A path may hold a colon itself (docs/a:b.md,
+// notes/12:30.md), which the citation form splits at; so an argument with
+// a colon is tried both ways. HEAD's path wins when the text before the
+// colon is no revision (or that revision has no such path); when both
+// name a file, <rev>:<path> wins (a citation stays what it says) and the
+// note says so.
+func showTarget(ctx context.Context, repo *gitx.Repo, arg string) (target, error) {
+	asPath, pathOK := search.ParseCitation("HEAD:" + arg)
+	if !strings.Contains(arg, ":") {
+		if !pathOK {
+			return target{}, usagef("show needs a CITATION or a path, like <commit>:<path>#L10-L42")
+		}
+		return readAt(ctx, repo, asPath)
+	}
+	cit, ok := search.ParseCitation(arg)
+	var (
+		fromRev, fromHead target
+		revErr, headErr   = errors.New("not a citation"), errors.New("not a path")
+	)
+	if ok {
+		fromRev, revErr = readAt(ctx, repo, cit)
+	}
+	if pathOK {
+		fromHead, headErr = readAt(ctx, repo, asPath)
+	}
+	switch {
+	case revErr == nil && headErr == nil:
+		fromRev.note = fmt.Sprintf("%s reads two ways: showing %s at revision %s, not HEAD's file %s (write HEAD:%s for that one)", arg, cit.Path, cit.Rev, asPath.Path, asPath.Path)
+		return fromRev, nil
+	case revErr == nil:
+		return fromRev, nil
+	case headErr == nil:
+		switch {
+		case !ok || errors.Is(revErr, gitx.ErrNoSuchRev) || errors.Is(revErr, gitx.ErrNotACommit):
+			// No revision before the colon: a path, plainly.
+		case errors.Is(revErr, gitx.ErrNoSuchPath):
+			fromHead.note = fmt.Sprintf("%s: showing HEAD's file %s, since revision %s has no %s", arg, asPath.Path, cit.Rev, cit.Path)
+		default:
+			fromHead.note = fmt.Sprintf("%s: showing HEAD's file %s, since reading %s at revision %s failed: %v", arg, asPath.Path, cit.Path, cit.Rev, revErr)
+		}
+		return fromHead, nil
+	case !ok:
+		if pathOK && !errors.Is(headErr, gitx.ErrNoSuchPath) {
+			return target{}, headErr
+		}
+		return target{}, usagef("%q is not a citation, nor a file at HEAD; expected <commit>:<path>#L<start>-L<end> (or <repo>@<commit>:<path>#L.. from --org)", arg)
+	case errors.Is(revErr, gitx.ErrNoSuchRev) && errors.Is(headErr, gitx.ErrNoSuchPath):
+		// Neither reading names anything: say both, with the path's
+		// suggestions.
+		return target{}, fmt.Errorf("%w; nor is %s a file at HEAD (%v)", revErr, asPath.Path, headErr)
+	default:
+		return target{}, revErr
+	}
+}
+
+// readAt reads cit's file at its revision; a missing path's error
+// suggests files of that name.
+func readAt(ctx context.Context, repo *gitx.Repo, cit search.Citation) (target, error) {
+	commit, tree, err := repo.Resolve(ctx, cit.Rev)
+	if err != nil {
+		return target{}, err
+	}
+	_, data, err := repo.FileAt(commit, strings.TrimPrefix(cit.Path, "/"))
+	if errors.Is(err, gitx.ErrNoSuchPath) {
+		if near := sameNamed(ctx, repo, tree, cit.Path); len(near) > 0 {
+			return target{}, fmt.Errorf("%w; did you mean %s?", err, strings.Join(near, ", "))
+		}
+	}
+	if err != nil {
+		return target{}, err
+	}
+	return target{cit: cit, commit: commit, data: data}, nil
 }
