@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-kb/git-kb/gitx"
@@ -37,8 +38,14 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 	if err != nil {
 		return nil, err
 	}
-	if resp.Degraded != "" {
-		k.opt.note("%s", resp.Degraded)
+	// The files the search could not read are named once, below, with
+	// what the pack did with them.
+	if d := resp.DegradedBesidesUnread(); d != "" {
+		k.opt.note("%s", d)
+	}
+	unread := map[string]error{} // blob -> why the search could not read it
+	for _, u := range resp.Unread() {
+		unread[u.Blob] = u.Err
 	}
 	counter, err := pack.CL100K()
 	if err != nil {
@@ -77,6 +84,14 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 				}
 				return k.Secrets.RedactLines(p, lines), nil
 			}
+			if err, ok := unread[blob]; ok {
+				// Not read again: git failed on it a moment ago.
+				return nil, fmt.Errorf("%w: %v", pack.ErrUnreadable, err)
+			}
+			if text, ok := resp.BlobText(blob); ok {
+				// Read for the snippet already: cut the blocks from it.
+				return k.Secrets.RedactLines(pathOf[blob], textLines(text)), nil
+			}
 			lines, err := k.BlobLines(pathOf[blob], blob)
 			if err != nil && ctx.Err() == nil {
 				// A damaged or missing object (search degrades the same
@@ -86,10 +101,24 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 			return lines, err
 		},
 	})
-	if err == nil && len(p.Unread) > 0 {
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Unread) > 0 {
 		k.opt.note("left out of the pack, unreadable: %s (git fsck checks the repository's objects)", strings.Join(p.Unread, "; "))
 	}
-	return p, err
+	// Files the search could not read and the pack never asked for (a
+	// phrase filter left them out): named as the search names them.
+	var others []search.Unread
+	for _, u := range resp.Unread() {
+		if !slices.ContainsFunc(p.Unread, func(s string) bool { return strings.HasPrefix(s, u.Path+": ") }) {
+			others = append(others, u)
+		}
+	}
+	if note := search.UnreadNote(others); note != "" {
+		k.opt.note("%s", note)
+	}
+	return p, nil
 }
 
 // WorktreeRev is the revision worktree citations name.
@@ -110,4 +139,10 @@ func WorktreeLines(repo *gitx.Repo, p string) ([]string, error) {
 		return nil, err
 	}
 	return TextLines(p, data)
+}
+
+// textLines are text's lines, without the empty line after a final
+// newline (as TextLines').
+func textLines(text string) []string {
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }

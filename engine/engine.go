@@ -17,6 +17,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"context"
 	"fmt"
@@ -105,6 +106,9 @@ type Engine struct {
 	// fingerprint (analyzerFor).
 	vocabMu sync.Mutex
 	vocabs  map[string]*segment.Analyzer
+	// blobReads counts the blobs BlobLines read from git: a pack or a
+	// judge cuts from the search's text where it can (a test counts).
+	blobReads atomic.Int64
 }
 
 // Open reads repo's settings in one git call and builds what they

@@ -257,6 +257,17 @@ func TestContextPack(t *testing.T) {
 	if p.Tokens > 2000 {
 		t.Errorf("pack of %d tokens for a budget of 2000", p.Tokens)
 	}
+	// The blocks are cut from the text the search read for its snippets:
+	// not one blob read again, and each block is the file's lines.
+	if n := k.blobReads.Load(); n != 0 {
+		t.Errorf("the pack read %d blobs again through go-git", n)
+	}
+	for _, b := range p.Blocks {
+		lines := strings.Split(strings.TrimSuffix(files[b.Path], "\n"), "\n")
+		if want := strings.Join(lines[b.Start-1:b.End], "\n"); b.Text != want {
+			t.Errorf("block %s: %q, want %q", b.Citation, b.Text, want)
+		}
+	}
 }
 
 func TestBlameContext(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-kb/git-kb/chunk"
@@ -98,7 +99,14 @@ func (k *Engine) ApplyRerank(ctx context.Context, resp *search.Response, s reran
 	for i, r := range head {
 		lines, ok := blobs[r.Blob]
 		if !ok {
-			lines, _ = k.BlobLines(r.Path, r.Blob)
+			switch text, read := resp.BlobText(r.Blob); {
+			case slices.ContainsFunc(resp.Unread(), func(u search.Unread) bool { return u.Blob == r.Blob }):
+				// git failed on it a moment ago: the snippet stands in.
+			case read:
+				lines = k.Secrets.RedactLines(r.Path, textLines(text)) // read for the snippet already
+			default:
+				lines, _ = k.BlobLines(r.Path, r.Blob)
+			}
 			blobs[r.Blob] = lines
 		}
 		cands[i] = rerank.Candidate{Key: fmt.Sprintf("%s:%d-%d", r.Blob, r.StartLine, r.EndLine), View: compactView(r, lines)}
@@ -148,6 +156,7 @@ func compactView(r search.Result, lines []string) string {
 // secrets redacted: these lines go to packs, prompts and judges. path is
 // where the blob is, for kb.secrets.allow globs.
 func (k *Engine) BlobLines(path, blob string) ([]string, error) {
+	k.blobReads.Add(1)
 	data, err := k.Repo.ReadBlob(gitx.ParseHash(blob))
 	if err != nil {
 		return nil, err
@@ -163,5 +172,5 @@ func TextLines(name string, data []byte) ([]string, error) {
 	if binary {
 		return nil, fmt.Errorf("%s is binary", name)
 	}
-	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), nil
+	return textLines(text), nil
 }

@@ -377,6 +377,13 @@ type Response struct {
 	// Feedback are the words --prf added from the first ranking's best chunks.
 	Feedback []string           `json:"feedback,omitempty"`
 	Timings  map[string]float64 `json:"timings_ms,omitempty"`
+
+	// unread are the files this search could not read, unreadNote what
+	// Degraded says of them, texts the text of the results' blobs as read
+	// (hex SHA -> decoded, not redacted): see Unread, BlobText.
+	unread     []Unread
+	unreadNote string
+	texts      map[string]string
 }
 
 // Stale says which commit was asked for and why another one answered.
@@ -415,14 +422,15 @@ type Searcher struct {
 	heads  map[store.SHA]*store.BlobMeta // metas without chunks (blobHead)
 	lines  map[store.SHA][]string
 	texts  map[store.SHA]string         // decoded, not redacted (snippetLines)
-	unread []unreadBlob                 // this search's blobs git could not read either
+	unread []Unread                     // this search's blobs git could not read either
 	chunks map[chunkKey]store.ChunkMeta // chunks blobChunks read (proximity), for blobChunk
 }
 
-// unreadBlob is a file whose blob could not be read, and why.
-type unreadBlob struct {
-	path string
-	err  error
+// Unread is a file whose blob a search could not read (a damaged pack, a
+// lost object), and why.
+type Unread struct {
+	Path, Blob string // Blob in hex, as Result.Blob
+	Err        error
 }
 
 // chunkKey is chunk idx of a blob.
@@ -446,16 +454,24 @@ func (s *Searcher) blobLines(path string, blob store.SHA) ([]string, error) {
 		// A blob git cannot read either (a damaged pack, a lost object)
 		// has no text: a phrase filter leaves its file out, feedback and
 		// related files skip it, and Degraded says so (unreadNote).
-		s.noteUnread(path, err)
+		s.noteUnread(path, blob, err)
 		return nil, nil
 	}
-	text, _, _ := chunk.Decode(data)
+	text, _, binary := chunk.Decode(data)
 	ls = strings.Split(s.Secrets.RedactText(path, text), "\n")
 	s.metaMu.Lock()
 	if s.lines == nil {
 		s.lines = map[store.SHA][]string{}
 	}
 	s.lines[blob] = ls
+	if !binary {
+		// Kept for Response.BlobText; the lines share its memory when
+		// nothing was redacted.
+		if s.texts == nil {
+			s.texts = map[store.SHA]string{}
+		}
+		s.texts[blob] = text
+	}
 	s.metaMu.Unlock()
 	return ls, nil
 }
@@ -486,13 +502,15 @@ func (s *Searcher) snippetLines(path string, blob store.SHA, start, end int) ([]
 			return nil, err
 		}
 		// data is this call's own: the text may share its memory.
-		text, _, _ = chunk.DecodeOwned(data)
-		s.metaMu.Lock()
-		if s.texts == nil {
-			s.texts = map[store.SHA]string{}
+		var binary bool
+		if text, _, binary = chunk.DecodeOwned(data); !binary {
+			s.metaMu.Lock()
+			if s.texts == nil {
+				s.texts = map[store.SHA]string{}
+			}
+			s.texts[blob] = text
+			s.metaMu.Unlock()
 		}
-		s.texts[blob] = text
-		s.metaMu.Unlock()
 	}
 	return s.Secrets.RedactLineRange(path, text, start-1, end), nil
 }
@@ -696,7 +714,7 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 			// object) costs its snippet, not the search: the result
 			// stands, cited, and Degraded says why.
 			lines, unread = nil, err
-			s.noteUnread(e.Path, err)
+			s.noteUnread(e.Path, e.Blob, err)
 		}
 	}
 	snip := snippet(lines, 1, len(lines), terms) // lines are the chunk's; highlight marks it
@@ -712,11 +730,11 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 }
 
 // noteUnread records that path's blob could not be read.
-func (s *Searcher) noteUnread(path string, err error) {
+func (s *Searcher) noteUnread(path string, blob store.SHA, err error) {
 	s.metaMu.Lock()
 	defer s.metaMu.Unlock()
-	if !slices.ContainsFunc(s.unread, func(u unreadBlob) bool { return u.path == path }) {
-		s.unread = append(s.unread, unreadBlob{path, err})
+	if !slices.ContainsFunc(s.unread, func(u Unread) bool { return u.Path == path }) {
+		s.unread = append(s.unread, Unread{path, hex.EncodeToString(blob[:]), err})
 	}
 }
 
@@ -724,24 +742,80 @@ func (s *Searcher) noteUnread(path string, err error) {
 func (s *Searcher) unreadable(path string) bool {
 	s.metaMu.Lock()
 	defer s.metaMu.Unlock()
-	return slices.ContainsFunc(s.unread, func(u unreadBlob) bool { return u.path == path })
+	return slices.ContainsFunc(s.unread, func(u Unread) bool { return u.Path == path })
 }
 
-// unreadNote says which files this search could not read, and the
-// first error ("" when it read every blob it needed), and forgets them.
-func (s *Searcher) unreadNote() string {
+// takeUnread returns the files this search could not read, and forgets
+// them.
+func (s *Searcher) takeUnread() []Unread {
 	s.metaMu.Lock()
 	defer s.metaMu.Unlock()
-	if len(s.unread) == 0 {
+	u := s.unread
+	s.unread = nil
+	return u
+}
+
+// UnreadNote says which files could not be read, and the first error
+// ("" for none): what Degraded says of them.
+func UnreadNote(unread []Unread) string {
+	if len(unread) == 0 {
 		return ""
 	}
 	var paths []string
-	for _, u := range s.unread {
-		paths = append(paths, u.path)
+	for _, u := range unread {
+		paths = append(paths, u.Path)
 	}
-	why := strings.Join(strings.Fields(strings.ReplaceAll(s.unread[0].err.Error(), "\n", "; ")), " ") // git's stderr may be lines
-	s.unread = nil
+	why := strings.Join(strings.Fields(strings.ReplaceAll(unread[0].Err.Error(), "\n", "; ")), " ") // git's stderr may be lines
 	return fmt.Sprintf("cannot read %s: %s (no snippet; phrase filters leave such a file out; git fsck checks the repository's objects)", strings.Join(paths, ", "), why)
+}
+
+// Unread lists the files this search could not read (Degraded names
+// them), in the order met.
+func (r *Response) Unread() []Unread { return r.unread }
+
+// DegradedBesidesUnread is Degraded without its note on the files the
+// search could not read: for a caller that names them itself (a context
+// pack says which it left out), so that they are named once.
+func (r *Response) DegradedBesidesUnread() string {
+	if r.unreadNote == "" {
+		return r.Degraded
+	}
+	d := strings.Replace(r.Degraded, r.unreadNote, "", 1)
+	d = strings.Replace(d, "; ; ", "; ", 1)
+	return strings.TrimSuffix(strings.TrimPrefix(d, "; "), "; ")
+}
+
+// keepTexts hands the response the text of its results' blobs the
+// search read: the map is the response's own, as the Searcher's grows with
+// the searches it runs.
+func (s *Searcher) keepTexts(resp *Response) {
+	s.metaMu.Lock()
+	defer s.metaMu.Unlock()
+	for _, r := range resp.Results {
+		var b store.SHA
+		if _, ok := resp.texts[r.Blob]; ok {
+			continue
+		}
+		if n, err := hex.Decode(b[:], []byte(r.Blob)); err != nil || n != len(b) {
+			continue
+		}
+		if text, ok := s.texts[b]; ok {
+			if resp.texts == nil {
+				resp.texts = map[string]string{}
+			}
+			resp.texts[r.Blob] = text
+		}
+	}
+}
+
+// BlobText returns the text of a result's blob (hex, Result.Blob) as
+// the search read it for the snippet: decoded, not redacted. ok is false
+// when the search did not read it whole (an uncommitted file, a binary).
+// A context pack cuts its blocks from this rather than reading the blob
+// again.
+func (r *Response) BlobText(blob string) (text string, ok bool) {
+	text, ok = r.texts[blob]
+	return text, ok
 }
 
 // citeRev is what a citation of e is pinned to: the commit searched, or

@@ -46,14 +46,17 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	timings := map[string]float64{}
 	lap := func(stage string, t time.Time) { timings[stage] += float64(time.Since(t).Microseconds()) / 1000 }
 	finish := func(resp *Response) (*Response, error) {
-		if why := s.unreadNote(); why != "" {
+		resp.unread = s.takeUnread()
+		if why := UnreadNote(resp.unread); why != "" {
+			resp.unreadNote = why
 			resp.Degraded = strings.TrimPrefix(resp.Degraded+"; "+why, "; ")
 		}
+		s.keepTexts(resp)
 		resp.TookMs = time.Since(began).Milliseconds()
 		resp.Timings = timings
 		return resp, nil
 	}
-	s.unreadNote() // a note is its search's
+	s.takeUnread() // a note is its search's
 	req = withDefaults(req, s.Dense != nil)
 	if req.Mode != ModeLexical && s.Dense != nil && !s.Dense.Embedder.Local() {
 		// Embed the query while the lexical side runs: a slow or dead

@@ -195,6 +195,9 @@ func TestSearchDamagedPack(t *testing.T) {
 				!c.snippet && (!strings.HasPrefix(p.Unread[0], "docs/pool.md: ") || !strings.Contains(errs, "left out of the pack, unreadable: docs/pool.md")) {
 				t.Fatalf("context: docs/pool.md packed %v, unread %q, stderr %q", packed, p.Unread, errs)
 			}
+			if n := strings.Count(errs, "docs/pool.md"); !c.snippet && n != 1 {
+				t.Fatalf("context names docs/pool.md %d times, want once: %q", n, errs)
+			}
 			if open := openUnder(t, filepath.Join(dir, ".git", "objects")); len(open) > 0 {
 				t.Fatalf("files left open after the search: %v", open)
 			}
