@@ -148,6 +148,9 @@ func (b *BlobReader) Read(h Hash) ([]byte, error) {
 			return data, nil
 		}
 	}
+	if err := b.notRegular(h); err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
 	b.startOnce()
 	b.waitAhead()
 	if b.err != nil {
@@ -168,7 +171,8 @@ func (b *BlobReader) Read(h Hash) ([]byte, error) {
 // of step or the process died) makes every later Read fail with it.
 func (b *BlobReader) failed(err error) error {
 	var nb notBlobError
-	if errors.Is(err, plumbing.ErrObjectNotFound) || errors.As(err, &nb) {
+	var nr *NotRegularError
+	if errors.Is(err, plumbing.ErrObjectNotFound) || errors.As(err, &nb) || errors.As(err, &nr) {
 		return err
 	}
 	if b.err == nil {
@@ -228,6 +232,16 @@ func (b *BlobReader) Prefetch(hs []Hash) {
 		if _, ok := b.ahead[h]; ok || slices.Contains(ask, h) {
 			continue
 		}
+		if err := b.notRegular(h); err != nil {
+			// Not for git (notRegular): answered here.
+			if b.ahead == nil {
+				b.ahead = map[Hash]*answer{}
+			}
+			a := &answer{done: make(chan struct{}), err: err}
+			close(a.done)
+			b.ahead[h] = a
+			continue
+		}
 		ask = append(ask, h)
 		answers = append(answers, &answer{done: make(chan struct{})})
 		req = append(append(req, h.String()...), '\n')
@@ -261,6 +275,10 @@ func (b *BlobReader) Prefetch(hs []Hash) {
 		}
 	}()
 }
+
+// notRegular returns a *NotRegularError when h's loose object file is
+// there but not a regular file (looseNotRegular): git is not asked for h.
+func (b *BlobReader) notRegular(h Hash) error { return looseNotRegular(b.repo.CommonDir, h) }
 
 // waitAhead waits until Prefetch's answers are all read (b.mu held),
 // so that the pipe is the caller's.

@@ -190,27 +190,85 @@ func (s *objectStore) locate(h Hash) (*packIndex, int64, error) {
 
 // readLoose reads objects/xx/yyyy...: "type size\0" and the contents, deflated.
 func (s *objectStore) readLoose(h Hash) (int, []byte, error) {
-	hex := h.String()
-	f, err := os.Open(filepath.Join(s.dir, hex[:2], hex[2:]))
+	f, fi, err := openRegular(loosePath(s.dir, h))
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil, errNotHere
 	}
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, fmt.Errorf("loose object %s: %w", h, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return 0, nil, fmt.Errorf("loose object %s: not a file", h)
-	}
 	typ, data, err := parseLoose(bufio.NewReader(f), fi.Size())
 	if err != nil {
 		return 0, nil, fmt.Errorf("loose object %s: %w", h, err)
 	}
 	return typ, data, nil
+}
+
+// loosePath is where objects dir holds h loose.
+func loosePath(dir string, h Hash) string {
+	hex := h.String()
+	return filepath.Join(dir, hex[:2], hex[2:])
+}
+
+// NotRegularError is a file of the object directory that is not a
+// regular file (a FIFO, a device, a directory, a socket) where an object
+// or a pack should be: it is not read, and git is not asked to read it
+// either, as git's open(2) of a FIFO blocks until a writer comes.
+type NotRegularError struct {
+	Path string
+	Mode os.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is a %s, not a regular file: not read (git would wait on it forever); remove it and fetch the object again", e.Path, fileKind(e.Mode))
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	}
+	return "special file (" + m.Type().String() + ")"
+}
+
+// looseNotRegular returns a *NotRegularError when h's loose object file
+// under the common git dir is there but not a regular file. Whoever reads
+// h next (git, go-git) opens that file, and the open of a FIFO blocks
+// until a writer comes, forever: h is not handed to them then. (The
+// object store refuses such a file itself: openRegular.)
+func looseNotRegular(common string, h Hash) error {
+	p := loosePath(filepath.Join(common, "objects"), h)
+	if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() {
+		return &NotRegularError{p, fi.Mode()}
+	}
+	return nil
+}
+
+// openRegular opens a file of the object directory, without blocking
+// (openObjectFile), if it is a regular file (a *NotRegularError if not).
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := openObjectFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &NotRegularError{path, fi.Mode()}
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
 // parseLoose reads a loose object of n bytes from r: its type, and its
@@ -362,20 +420,17 @@ const (
 )
 
 func openPackIndex(path string) (*packIndex, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err == nil {
-		var p *packIndex
-		if p, err = newPackIndex(path, f, fi.Size()); err == nil {
-			p.closers = append(p.closers, f)
-			return p, nil
-		}
+	p, err := newPackIndex(path, f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	f.Close()
-	return nil, err
+	p.closers = append(p.closers, f)
+	return p, nil
 }
 
 // newPackIndex reads the index at path from r, of size bytes, checking
@@ -480,13 +535,9 @@ func (p *packIndex) packFile() (io.ReaderAt, int64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.data == nil && p.dataErr == nil {
-		f, err := os.Open(p.pack)
+		f, fi, err := openRegular(p.pack)
 		if err == nil {
-			var fi os.FileInfo
-			if fi, err = f.Stat(); err == nil {
-				err = p.setPack(f, fi.Size())
-			}
-			if err != nil {
+			if err = p.setPack(f, fi.Size()); err != nil {
 				f.Close()
 			} else {
 				p.closers = append(p.closers, f)

@@ -242,6 +242,9 @@ func (r *Repo) FileAt(commit Hash, path string) (Hash, []byte, error) {
 
 // ReadBlob reads one blob with go-git (no fork; right for a handful).
 func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
+	if err := looseNotRegular(r.CommonDir, h); err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err) // go-git's open would block on a FIFO
+	}
 	b, err := r.repo.BlobObject(h)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
