@@ -74,6 +74,7 @@ func TestBlobHeadMatchesBlobMeta(t *testing.T) {
 			for idx := len(full.Chunks); idx >= -1; idx-- {
 				idxs = append(idxs, idx)
 			}
+			idxs = append(idxs, 0, len(full.Chunks)-1) // asked twice
 			cs, oks, err := db.BlobChunks(1, blob, idxs)
 			if err != nil {
 				t.Fatal(err)
@@ -167,6 +168,25 @@ func TestNthChunk(t *testing.T) {
 				var c ChunkMeta
 				if err := json.Unmarshal(elem, &c); err != nil || !reflect.DeepEqual(c, m.Chunks[idx]) {
 					t.Errorf("%s chunk %d: %s decodes to %+v (%v), want %+v", in, idx, elem, c, err, m.Chunks[idx])
+				}
+			}
+		}
+		// All at once, in any order, some twice: one walk finds each.
+		idxs := []int{len(m.Chunks), -1}
+		for idx := len(m.Chunks) - 1; idx >= 0; idx-- {
+			idxs = append(idxs, idx, idx)
+		}
+		elems, walked := nthChunks([]byte(in), idxs)
+		if !walked && len(m.Chunks) > 0 {
+			t.Errorf("%s: nthChunks did not walk", in)
+		}
+		for k, idx := range idxs {
+			if want := idx >= 0 && idx < len(m.Chunks); (elems[k] != nil) != want {
+				t.Errorf("%s: nthChunks chunk %d: found %v, want %v", in, idx, elems[k] != nil, want)
+			} else if want {
+				var c ChunkMeta
+				if err := json.Unmarshal(elems[k], &c); err != nil || !reflect.DeepEqual(c, m.Chunks[idx]) {
+					t.Errorf("%s: nthChunks chunk %d: %s decodes to %+v (%v), want %+v", in, idx, elems[k], c, err, m.Chunks[idx])
 				}
 			}
 		}

@@ -247,25 +247,26 @@ func (d *DB) BlobChunks(pv byte, blob SHA, idxs []int) (cs []ChunkMeta, oks []bo
 			if tail == nil {
 				tail = b
 			}
-			var m *BlobMeta // decoded whole if the byte scan cannot walk the list
-			for i, idx := range idxs {
-				if m == nil {
-					elem, found, walked := nthChunk(tail, idx)
-					if walked {
-						if oks[i] = found; found {
-							if err := json.Unmarshal(elem, &cs[i]); err != nil {
-								return corrupt("record %s does not decode: %v", keyName(key), err)
-							}
-						}
-						continue
-					}
-					m = new(BlobMeta)
-					if err := decodeBlobMeta(b, m); err != nil {
-						return corrupt("record %s does not decode: %v", keyName(key), err)
+			// One walk of the list for all of idxs (nthChunks), else the
+			// record decoded whole.
+			elems, walked := nthChunks(tail, idxs)
+			if !walked {
+				var m BlobMeta
+				if err := decodeBlobMeta(b, &m); err != nil {
+					return corrupt("record %s does not decode: %v", keyName(key), err)
+				}
+				for i, idx := range idxs {
+					if oks[i] = idx >= 0 && idx < len(m.Chunks); oks[i] {
+						cs[i] = m.Chunks[idx]
 					}
 				}
-				if oks[i] = idx >= 0 && idx < len(m.Chunks); oks[i] {
-					cs[i] = m.Chunks[idx]
+				return nil
+			}
+			for i, elem := range elems {
+				if oks[i] = elem != nil; oks[i] {
+					if err := json.Unmarshal(elem, &cs[i]); err != nil {
+						return corrupt("record %s does not decode: %v", keyName(key), err)
+					}
 				}
 			}
 			return nil
@@ -695,12 +696,26 @@ func chunksArray(b []byte) (start, end int) {
 // for json.Unmarshal), found with the byte scan of withoutChunks, and
 // whether the list has it; walked is false when b cannot be walked so.
 func nthChunk(b []byte, idx int) (elem []byte, ok, walked bool) {
+	elems, walked := nthChunks(b, []int{idx})
+	return elems[0], elems[0] != nil, walked
+}
+
+// nthChunks is nthChunk for several indexes (any order, repeats allowed)
+// in one pass: the list is found once and walked once, up to the largest
+// index asked for. elems[i] is nil when the list has no element idxs[i];
+// walked is false when b cannot be walked so up to there.
+func nthChunks(b []byte, idxs []int) (elems [][]byte, walked bool) {
+	elems = make([][]byte, len(idxs))
+	last := -1 // the largest index asked for
+	for _, idx := range idxs {
+		last = max(last, idx)
+	}
 	start, end := chunksArray(b)
-	if start < 0 || idx < 0 {
-		return nil, false, start >= 0
+	if start < 0 || last < 0 {
+		return elems, start >= 0
 	}
 	i, n := start+1, 0
-	for i < end-1 {
+	for i < end-1 && n <= last {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r', ',':
 			i++
@@ -708,18 +723,20 @@ func nthChunk(b []byte, idx int) (elem []byte, ok, walked bool) {
 		case '{':
 			e := skipArray(b, i)
 			if e < 0 || e > end-1 {
-				return nil, false, false
+				return elems, false
 			}
-			if n == idx {
-				return b[i:e], true, true
+			for k, idx := range idxs {
+				if idx == n {
+					elems[k] = b[i:e]
+				}
 			}
 			n++
 			i = e
 			continue
 		}
-		return nil, false, false // not an object: let json.Unmarshal judge
+		return elems, false // not an object: let json.Unmarshal judge
 	}
-	return nil, false, true
+	return elems, true
 }
 
 // skipString returns the index just past the JSON string starting at
