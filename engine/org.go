@@ -1091,7 +1091,7 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 	origins := map[string]*origin{}
 	// Where each chunk is in the overlay: file and chunk index.
 	at := map[chunkKey][2]int{}
-	ov := &search.Overlay{Vocab: map[string]uint8{}, InLinks: map[string]int{}}
+	ov := &search.Overlay{Vocab: map[string]uint8{}, InLinks: map[string]int{}, Partial: true}
 	for _, fl := range order {
 		sort.Slice(fl.chunks, func(i, j int) bool { return fl.chunks[i].Ordinal < fl.chunks[j].Ordinal })
 		p := fl.path

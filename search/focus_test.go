@@ -37,13 +37,17 @@ func overlayPage(path string, sections []string, blob byte) store.AnalyzedFile {
 // focusOrder searches the overlay and returns the paths, best first, and
 // the focus factor of each result that has one.
 func focusOrder(t *testing.T, files []store.AnalyzedFile, query string, on bool) ([]string, map[string]float64) {
+	return focusOrderIn(t, &Overlay{Files: files}, query, on)
+}
+
+func focusOrderIn(t *testing.T, ov *Overlay, query string, on bool) ([]string, map[string]float64) {
 	t.Helper()
 	parsed, err := ParseQuery(query)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := Request{Query: query, Parsed: parsed, K: 5, Mode: ModeLexical, View: &store.View{}, Levers: map[string]bool{LeverFocus: on},
-		Overlay: &Overlay{Files: files}}
+		Overlay: ov}
 	s := &Searcher{ReadBlob: func(store.SHA) ([]byte, error) { return nil, context.Canceled }}
 	resp, err := s.Search(t.Context(), req)
 	if err != nil {
@@ -105,5 +109,22 @@ func TestFocusLeavesCodeAlone(t *testing.T) {
 	_, factors := focusOrder(t, []store.AnalyzedFile{overlayPage("txn/rollback.go", decls, 3)}, "事务 回滚 超时", true)
 	if len(factors) != 0 {
 		t.Errorf("a Go file is scaled by focus: %v", factors)
+	}
+}
+
+// An org search's overlay holds the chunks its index returned, not all of
+// a file's: focus, which counts a file's sections, is left out.
+func TestFocusLeavesPartialOverlaysAlone(t *testing.T) {
+	sections := []string{"回滚 事务 超时"}
+	for range 9 {
+		sections = append(sections, "部署 集群 拓扑")
+	}
+	ov := &Overlay{Files: []store.AnalyzedFile{overlayPage("docs/handbook.md", sections, 4)}}
+	if _, factors := focusOrderIn(t, ov, "事务 回滚 超时", true); len(factors) != 1 {
+		t.Fatalf("a whole page of 10 sections, 1 matching: focus factors %v, want one", factors)
+	}
+	ov.Partial = true
+	if _, factors := focusOrderIn(t, ov, "事务 回滚 超时", true); len(factors) != 0 {
+		t.Errorf("a partial overlay is scaled by focus: %v", factors)
 	}
 }

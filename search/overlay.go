@@ -22,6 +22,10 @@ type Overlay struct {
 	// prior's in-degree where there are no postings to count it in. A
 	// path it lacks gets no overview prior.
 	InLinks map[string]int
+	// Partial says Files hold some of each file's chunks, not all (an
+	// org search's: the chunks its index returned): what counts a file's
+	// sections (the focus lever) is left out.
+	Partial bool
 	// Dense, if set, is a vector side computed elsewhere (an org search's,
 	// by Weaviate, with the query embedded here): hybrid and dense modes
 	// use it in place of the view's vectors, with no embedder.

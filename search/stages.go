@@ -1072,7 +1072,7 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 	for _, f := range files {
 		weigh(f, chunk.PathKind(f.entry.Path))
 	}
-	if req.Mode == ModeLexical && req.on(LeverFocus) {
+	if req.Mode == ModeLexical && req.on(LeverFocus) && (req.Overlay == nil || !req.Overlay.Partial) {
 		for _, f := range files {
 			focus(f)
 		}
