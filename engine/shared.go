@@ -23,13 +23,21 @@ func (k *Engine) File(ctx context.Context, rev, path string) (commit, blob strin
 	}
 	b, data, err := k.Repo.FileAt(c, path)
 	if errors.Is(err, gitx.ErrNoSuchPath) {
-		return "", "", nil, fmt.Errorf("%s is not a file tracked at %s (%s): only tracked files can be read", path, rev, c.String()[:12])
+		return "", "", nil, untracked(fmt.Sprintf("%s is not a file tracked at %s (%s): only tracked files can be read", path, rev, c.String()[:12]))
 	}
 	if err != nil {
 		return "", "", nil, err
 	}
 	return c.String(), hex.EncodeToString(b[:]), data, nil
 }
+
+// untracked is File's error for a path not in the commit: worded for the
+// user, and still gitx.ErrNoSuchPath to a caller deciding what an
+// argument names (search.ReadCited).
+type untracked string
+
+func (e untracked) Error() string { return string(e) }
+func (untracked) Unwrap() error   { return gitx.ErrNoSuchPath }
 
 // Shared is an Engine kept for the life of a server (the MCP server's
 // backend, one per served repository): safe for concurrent use, its

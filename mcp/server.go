@@ -119,8 +119,10 @@ keys, error messages and Chinese terms. Same results format and citations as hyb
 		Description: `Return a tracked file's text at a commit, with line numbers. Pass either a search result's
 citation (<commit>:<path>#L<a>-L<b>: that commit and those lines; an org search's
 <repo>@<commit>:<path>#L<a>-L<b> when this server serves that repository) or a path relative to the
-repository root with an optional rev and line range. Long files are cut at 2000 lines: ask for the next range with
-start_line. Only files tracked at that commit can be read.`,
+repository root with an optional rev and line range (path#L<a>-L<b> works too). A path may hold a colon
+(notes/12:30.md); when the text before the colon is also a revision that has the rest (branch a's b.md for
+a:b.md), the revision wins and the result's note says how to read the other (HEAD:a:b.md). Long files are
+cut at 2000 lines: ask for the next range with start_line. Only files tracked at that commit can be read.`,
 		Annotations: ro,
 	}, recovered(t.getDocument))
 
@@ -362,7 +364,7 @@ func request(query, scope, hint string) (search.Request, error) {
 
 // DocumentIn are get_document's arguments.
 type DocumentIn struct {
-	Path      string `json:"path" jsonschema:"a search result's citation (<commit>:<path>#L<a>-L<b>, or <repo>@<commit>:<path>#L<a>-L<b> from an org search), or a file path relative to the repository root"`
+	Path      string `json:"path" jsonschema:"a search result's citation (<commit>:<path>#L<a>-L<b>, or <repo>@<commit>:<path>#L<a>-L<b> from an org search), or a file path relative to the repository root (it may hold a colon: notes/12:30.md; write HEAD:a:b.md when a:b.md also reads as revision a's b.md)"`
 	Rev       string `json:"rev,omitempty" jsonschema:"commit, branch or tag (default HEAD; a citation carries its own)"`
 	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to return, from 1 (default: the citation's, else 1)"`
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to return (default: the citation's, else the end of the file)"`
@@ -382,6 +384,16 @@ type Document struct {
 	Text string `json:"text"`
 	// Truncated says the range was cut short; continue from EndLine+1.
 	Truncated bool `json:"truncated,omitempty"`
+	// Note says which file was read when path named one two ways
+	// (a:b.md: branch a's b.md, or HEAD's a:b.md), and how to read the
+	// other.
+	Note string `json:"note,omitempty"`
+}
+
+// file is what get_document read for one reading of its path.
+type file struct {
+	path, commit, blob string
+	data               []byte
 }
 
 func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in DocumentIn) (*sdk.CallToolResult, *Document, error) {
@@ -401,35 +413,27 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 		}
 		p = local
 	}
-	if c, ok := search.ParseCitation(p); ok && looksLikeRev(c.Rev) {
-		if rev != "" && rev != c.Rev {
-			return nil, nil, fmt.Errorf("rev %q contradicts the citation's commit %q: pass one or the other", rev, c.Rev)
+	// A citation, or a path (which may hold a colon itself): the same
+	// reading as git kb show's.
+	got, err := search.ReadCited(p, rev, func(c search.Citation) (file, error) {
+		clean, err := repoPath(c.Path)
+		if err != nil {
+			return file{}, err
 		}
-		p, rev = c.Path, c.Rev
-		if start == 0 && end == 0 {
-			start, end = c.Start, c.End
+		if secrets.IsSecretFile(clean) {
+			// The indexer skips these by name; an agent gets none of them.
+			return file{}, fmt.Errorf("%s holds secrets by its kind (.env, keys, credentials): git kb does not index or serve such files", clean)
 		}
-	} else if i := strings.Index(p, "#L"); i > 0 && in.StartLine == 0 {
-		// A path with a line anchor but no commit: path#L10-L20.
-		if c, ok := search.ParseCitation("HEAD:" + p); ok {
-			p, start, end = c.Path, c.Start, c.End
-		}
-	}
-	clean, err := repoPath(p)
+		commit, blob, data, err := r.Backend.File(ctx, c.Rev, clean)
+		return file{clean, commit, blob, data}, err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	if secrets.IsSecretFile(clean) {
-		// The indexer skips these by name; an agent gets none of them.
-		return nil, nil, fmt.Errorf("%s holds secrets by its kind (.env, keys, credentials): git kb does not index or serve such files", clean)
+	if start == 0 && end == 0 {
+		start, end = got.Start, got.End
 	}
-	if rev == "" {
-		rev = "HEAD"
-	}
-	commit, blob, data, err := r.Backend.File(ctx, rev, clean)
-	if err != nil {
-		return nil, nil, err
-	}
+	clean, commit, blob, data := got.File.path, got.File.commit, got.File.blob, got.File.data
 	text, _, binary := chunk.Decode(data)
 	if binary {
 		return nil, nil, fmt.Errorf("%s is a binary file (%d bytes) at %s", clean, len(data), short(commit))
@@ -446,7 +450,7 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 	}
 	end = min(end, len(lines))
 	redactWindow(r.Secrets, clean, lines, start, end)
-	doc := &Document{Commit: commit, Path: clean, Blob: blob, StartLine: start, TotalLines: len(lines)}
+	doc := &Document{Commit: commit, Path: clean, Blob: blob, StartLine: start, TotalLines: len(lines), Note: got.Note}
 	var b strings.Builder
 	for i := start; i <= end; i++ {
 		line := lines[i-1]
@@ -491,11 +495,6 @@ func redactWindow(p *secrets.Policy, path string, lines []string, start, end int
 	copy(lines[lo-1:hi], p.RedactLines(path, lines[lo-1:hi]))
 }
 
-// looksLikeRev tells a citation's commit from a path that merely contains
-// a colon: revisions have no slashes before the colon in citations we
-// produce, and a path relative to the root rarely starts with one.
-func looksLikeRev(s string) bool { return s != "" && !strings.ContainsAny(s, `/\`) }
-
 // repoPath checks that p names something inside the repository: relative,
 // with no way out through "..". Whether it is tracked is the backend's
 // question, asked of the commit's tree, never of the file system.
@@ -504,7 +503,7 @@ func repoPath(p string) (string, error) {
 		return "", errors.New("path contains a NUL byte")
 	}
 	q := strings.ReplaceAll(p, `\`, "/")
-	if path.IsAbs(q) || (len(q) >= 2 && q[1] == ':') {
+	if path.IsAbs(q) || isDrive(q) {
 		return "", fmt.Errorf("%q is an absolute path: only files tracked in the repository can be read; give a path relative to its root", p)
 	}
 	c := path.Clean(q)
@@ -515,6 +514,12 @@ func repoPath(p string) (string, error) {
 		return "", errors.New("path names the repository root, not a file")
 	}
 	return c, nil
+}
+
+// isDrive says q (slashes forward) starts with a Windows drive, C:/. A
+// colon alone is no drive: a:b.md and 12:30.md are files git tracks.
+func isDrive(q string) bool {
+	return len(q) >= 3 && q[1] == ':' && q[2] == '/' && ('a' <= q[0] && q[0] <= 'z' || 'A' <= q[0] && q[0] <= 'Z')
 }
 
 func short(commit string) string { return commit[:min(12, len(commit))] }

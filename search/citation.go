@@ -2,9 +2,13 @@ package search
 
 import (
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/git-kb/git-kb/gitx"
 )
 
 // Citation is a parsed <rev>:<path>#L<start>-L<end>, the form every result
@@ -57,4 +61,102 @@ func isHex(s string) bool {
 	}
 	_, err := hex.DecodeString(s[:len(s)&^1])
 	return err == nil
+}
+
+// ErrNotCitation means an argument is neither a citation nor a path.
+var ErrNotCitation = errors.New("not a citation")
+
+// Cited is the file ReadCited read: the citation it took, what read
+// returned for it, and a note when the argument read two ways.
+type Cited[T any] struct {
+	Citation
+	File T
+	// Note says which reading was taken, and how to ask for the other,
+	// when the argument named a file both ways (or the revision before
+	// its colon had no such path). Empty when the reading was plain.
+	Note string
+}
+
+// ReadCited reads what arg names, with read: a citation <rev>:<path>#L..,
+// or a path (#L.. optional) at rev ("" = HEAD). A path may hold a colon
+// itself (a:b.md, notes/12:30.md), which the citation form splits at, so
+// an argument with a colon is tried both ways:
+//
+//   - the path wins when the text before the colon is no revision, or is
+//     one without that path (the note says so);
+//   - when both name a file, <rev>:<path> wins, so a citation keeps
+//     meaning what it says, and the note says to write <rev>:<arg> for
+//     the other;
+//   - when neither does, the error names both readings.
+//
+// read's errors are told apart by the gitx sentinels: ErrNoSuchRev or
+// ErrNotACommit (no revision before the colon), ErrNoSuchPath (no such
+// file at that revision). When rev is given and the text before the colon
+// is another revision, arg is read only as a path at rev: the caller named
+// the revision already.
+//
+// It is the one place both git kb show and the MCP server's get_document
+// decide what an argument names.
+func ReadCited[T any](arg, rev string, read func(Citation) (T, error)) (Cited[T], error) {
+	at := rev
+	if at == "" {
+		at = "HEAD"
+	}
+	asPath, pathOK := ParseCitation("HEAD:" + arg)
+	asPath.Rev = at
+	if !strings.Contains(arg, ":") {
+		if !pathOK {
+			return Cited[T]{}, fmt.Errorf("%q is %w or a path; expected <commit>:<path>#L<start>-L<end>, <repo>@<commit>:<path>#L.. (an org search's) or a file path", arg, ErrNotCitation)
+		}
+		f, err := read(asPath)
+		return Cited[T]{Citation: asPath, File: f}, err
+	}
+	cit, ok := ParseCitation(arg)
+	if ok && rev != "" && cit.Rev != rev {
+		f, err := read(asPath)
+		if errors.Is(err, gitx.ErrNoSuchPath) {
+			err = fmt.Errorf("%w; if %s is a citation, its revision %q contradicts rev %q: pass one or the other", err, arg, cit.Rev, rev)
+		}
+		return Cited[T]{Citation: asPath, File: f}, err
+	}
+	var (
+		fromRev, fromPath Cited[T]
+		revErr, pathErr   = ErrNotCitation, ErrNotCitation
+	)
+	if ok {
+		fromRev.Citation = cit
+		fromRev.File, revErr = read(cit)
+	}
+	if pathOK {
+		fromPath.Citation = asPath
+		fromPath.File, pathErr = read(asPath)
+	}
+	switch {
+	case revErr == nil && pathErr == nil:
+		fromRev.Note = fmt.Sprintf("%s reads two ways: showing %s at revision %s, not %s's file %s (write %s:%s for that one)", arg, cit.Path, cit.Rev, at, asPath.Path, at, asPath.Path)
+		return fromRev, nil
+	case revErr == nil:
+		return fromRev, nil
+	case pathErr == nil:
+		switch {
+		case !ok || errors.Is(revErr, gitx.ErrNoSuchRev) || errors.Is(revErr, gitx.ErrNotACommit):
+			// No revision before the colon: a path, plainly.
+		case errors.Is(revErr, gitx.ErrNoSuchPath):
+			fromPath.Note = fmt.Sprintf("%s: showing %s's file %s, since revision %s has no %s", arg, at, asPath.Path, cit.Rev, cit.Path)
+		default:
+			fromPath.Note = fmt.Sprintf("%s: showing %s's file %s, since reading %s at revision %s failed: %v", arg, at, asPath.Path, cit.Path, cit.Rev, revErr)
+		}
+		return fromPath, nil
+	case !ok:
+		if pathOK && !errors.Is(pathErr, gitx.ErrNoSuchPath) {
+			return Cited[T]{}, pathErr
+		}
+		return Cited[T]{}, fmt.Errorf("%q is %w, nor a file at %s; expected <commit>:<path>#L<start>-L<end>, <repo>@<commit>:<path>#L.. (an org search's) or a file path", arg, ErrNotCitation, at)
+	case (errors.Is(revErr, gitx.ErrNoSuchRev) || errors.Is(revErr, gitx.ErrNotACommit)) && errors.Is(pathErr, gitx.ErrNoSuchPath):
+		// Neither reading names anything: say both, with the path's
+		// own words (and suggestions).
+		return Cited[T]{}, fmt.Errorf("%w; nor is %s a file at %s (%v)", revErr, asPath.Path, at, pathErr)
+	default:
+		return Cited[T]{}, revErr
+	}
 }

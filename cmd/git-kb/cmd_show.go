@@ -70,11 +70,11 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if t.note != "" {
-					fmt.Fprintf(e.Stderr, "git kb: %s\n", t.note)
+				if t.Note != "" {
+					fmt.Fprintf(e.Stderr, "git kb: %s\n", t.Note)
 				}
-				cit, where = t.cit, t.commit.String()[:12]
-				if lines, err = engine.TextLines(cit.Path, t.data); err != nil {
+				cit, where = t.Citation, t.File.commit.String()[:12]
+				if lines, err = engine.TextLines(cit.Path, t.File.data); err != nil {
 					return err
 				}
 			}
@@ -122,67 +122,21 @@ func sameNamed(ctx context.Context, repo *gitx.Repo, tree gitx.Hash, p string) [
 
 // target is the file show's argument names, read from git.
 type target struct {
-	cit    search.Citation
 	commit gitx.Hash
 	data   []byte
-	// note says which reading was taken when the argument reads two ways.
-	note string
 }
 
 // showTarget reads what arg names: <rev>:<path>#L.., or a path of HEAD's
-// (#L.. optional). A path may hold a colon itself (docs/a:b.md,
-// notes/12:30.md), which the citation form splits at; so an argument with
-// a colon is tried both ways. HEAD's path wins when the text before the
-// colon is no revision (or that revision has no such path); when both
-// name a file, <rev>:<path> wins (a citation stays what it says) and the
-// note says so.
-func showTarget(ctx context.Context, repo *gitx.Repo, arg string) (target, error) {
-	asPath, pathOK := search.ParseCitation("HEAD:" + arg)
-	if !strings.Contains(arg, ":") {
-		if !pathOK {
-			return target{}, usagef("show needs a CITATION or a path, like <commit>:<path>#L10-L42")
-		}
-		return readAt(ctx, repo, asPath)
+// (#L.. optional), a path with a colon in it included
+// (search.ReadCited decides, as for the MCP server's get_document).
+func showTarget(ctx context.Context, repo *gitx.Repo, arg string) (search.Cited[target], error) {
+	t, err := search.ReadCited(arg, "", func(cit search.Citation) (target, error) {
+		return readAt(ctx, repo, cit)
+	})
+	if errors.Is(err, search.ErrNotCitation) {
+		return t, usagef("%v", err)
 	}
-	cit, ok := search.ParseCitation(arg)
-	var (
-		fromRev, fromHead target
-		revErr, headErr   = errors.New("not a citation"), errors.New("not a path")
-	)
-	if ok {
-		fromRev, revErr = readAt(ctx, repo, cit)
-	}
-	if pathOK {
-		fromHead, headErr = readAt(ctx, repo, asPath)
-	}
-	switch {
-	case revErr == nil && headErr == nil:
-		fromRev.note = fmt.Sprintf("%s reads two ways: showing %s at revision %s, not HEAD's file %s (write HEAD:%s for that one)", arg, cit.Path, cit.Rev, asPath.Path, asPath.Path)
-		return fromRev, nil
-	case revErr == nil:
-		return fromRev, nil
-	case headErr == nil:
-		switch {
-		case !ok || errors.Is(revErr, gitx.ErrNoSuchRev) || errors.Is(revErr, gitx.ErrNotACommit):
-			// No revision before the colon: a path, plainly.
-		case errors.Is(revErr, gitx.ErrNoSuchPath):
-			fromHead.note = fmt.Sprintf("%s: showing HEAD's file %s, since revision %s has no %s", arg, asPath.Path, cit.Rev, cit.Path)
-		default:
-			fromHead.note = fmt.Sprintf("%s: showing HEAD's file %s, since reading %s at revision %s failed: %v", arg, asPath.Path, cit.Path, cit.Rev, revErr)
-		}
-		return fromHead, nil
-	case !ok:
-		if pathOK && !errors.Is(headErr, gitx.ErrNoSuchPath) {
-			return target{}, headErr
-		}
-		return target{}, usagef("%q is not a citation, nor a file at HEAD; expected <commit>:<path>#L<start>-L<end> (or <repo>@<commit>:<path>#L.. from --org)", arg)
-	case errors.Is(revErr, gitx.ErrNoSuchRev) && errors.Is(headErr, gitx.ErrNoSuchPath):
-		// Neither reading names anything: say both, with the path's
-		// suggestions.
-		return target{}, fmt.Errorf("%w; nor is %s a file at HEAD (%v)", revErr, asPath.Path, headErr)
-	default:
-		return target{}, revErr
-	}
+	return t, err
 }
 
 // readAt reads cit's file at its revision; a missing path's error
@@ -201,5 +155,5 @@ func readAt(ctx context.Context, repo *gitx.Repo, cit search.Citation) (target, 
 	if err != nil {
 		return target{}, err
 	}
-	return target{cit: cit, commit: commit, data: data}, nil
+	return target{commit: commit, data: data}, nil
 }
