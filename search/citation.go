@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/git-kb/git-kb/gitx"
 )
 
 // Citation is a parsed <rev>:<path>#L<start>-L<end>, the form every result
@@ -89,15 +87,15 @@ type Cited[T any] struct {
 //     the other;
 //   - when neither does, the error names both readings.
 //
-// read's errors are told apart by the gitx sentinels: ErrNoSuchRev or
-// ErrNotACommit (no revision before the colon), ErrNoSuchPath (no such
-// file at that revision). When rev is given and the text before the colon
+// read's errors are told apart by m's sentinels: m.NoRevision (no
+// revision before the colon), m.NoPath (no such file at that revision). When rev is given and the text before the colon
 // is another revision, arg is read only as a path at rev: the caller named
 // the revision already.
 //
 // It is the one place both git kb show and the MCP server's get_document
-// decide what an argument names.
-func ReadCited[T any](arg, rev string, read func(Citation) (T, error)) (Cited[T], error) {
+// decide what an argument names. m says which of read's errors mean "not
+// found" (the caller's git layer's sentinels: search does not import it).
+func ReadCited[T any](arg, rev string, m Misses, read func(Citation) (T, error)) (Cited[T], error) {
 	at := rev
 	if at == "" {
 		at = "HEAD"
@@ -114,7 +112,7 @@ func ReadCited[T any](arg, rev string, read func(Citation) (T, error)) (Cited[T]
 	cit, ok := ParseCitation(arg)
 	if ok && rev != "" && cit.Rev != rev {
 		f, err := read(asPath)
-		if errors.Is(err, gitx.ErrNoSuchPath) {
+		if errors.Is(err, m.NoPath) {
 			err = fmt.Errorf("%w; if %s is a citation, its revision %q contradicts rev %q: pass one or the other", err, arg, cit.Rev, rev)
 		}
 		return Cited[T]{Citation: asPath, File: f}, err
@@ -139,24 +137,41 @@ func ReadCited[T any](arg, rev string, read func(Citation) (T, error)) (Cited[T]
 		return fromRev, nil
 	case pathErr == nil:
 		switch {
-		case !ok || errors.Is(revErr, gitx.ErrNoSuchRev) || errors.Is(revErr, gitx.ErrNotACommit):
+		case !ok || m.noRevision(revErr):
 			// No revision before the colon: a path, plainly.
-		case errors.Is(revErr, gitx.ErrNoSuchPath):
+		case errors.Is(revErr, m.NoPath):
 			fromPath.Note = fmt.Sprintf("%s: showing %s's file %s, since revision %s has no %s", arg, at, asPath.Path, cit.Rev, cit.Path)
 		default:
 			fromPath.Note = fmt.Sprintf("%s: showing %s's file %s, since reading %s at revision %s failed: %v", arg, at, asPath.Path, cit.Path, cit.Rev, revErr)
 		}
 		return fromPath, nil
 	case !ok:
-		if pathOK && !errors.Is(pathErr, gitx.ErrNoSuchPath) {
+		if pathOK && !errors.Is(pathErr, m.NoPath) {
 			return Cited[T]{}, pathErr
 		}
 		return Cited[T]{}, fmt.Errorf("%q is %w, nor a file at %s; expected <commit>:<path>#L<start>-L<end>, <repo>@<commit>:<path>#L.. (an org search's) or a file path", arg, ErrNotCitation, at)
-	case (errors.Is(revErr, gitx.ErrNoSuchRev) || errors.Is(revErr, gitx.ErrNotACommit)) && errors.Is(pathErr, gitx.ErrNoSuchPath):
+	case (m.noRevision(revErr)) && errors.Is(pathErr, m.NoPath):
 		// Neither reading names anything: say both, with the path's
 		// own words (and suggestions).
 		return Cited[T]{}, fmt.Errorf("%w; nor is %s a file at %s (%v)", revErr, asPath.Path, at, pathErr)
 	default:
 		return Cited[T]{}, revErr
 	}
+}
+
+// Misses are the errors by which ReadCited's read says it found nothing:
+// NoRevision, that the text before a colon names no revision (or no
+// commit); NoPath, that the revision has no such file. errors.Is is used.
+type Misses struct {
+	NoRevision []error
+	NoPath     error
+}
+
+func (m Misses) noRevision(err error) bool {
+	for _, e := range m.NoRevision {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
