@@ -43,12 +43,18 @@ func realFiles(t *testing.T) map[string]string {
 	files["vendor/lib/lib.go"] = "package lib\n"
 	files["data/dump.txt"] = "rows\x00\x01\x02\n"
 	files["empty.md"] = ""
-	files["big.txt"] = strings.Repeat("大文件 big file line\n", 12000)
+	for p, text := range files {
+		if len(text) > testMaxSize {
+			t.Fatalf("%s is %d bytes, over testMaxSize (%d): raise it and big.txt with it", p, len(text), testMaxSize)
+		}
+	}
+	files["big.txt"] = strings.Repeat("大文件 big file line\n", testMaxSize/20)
 	return files
 }
 
-// testMaxSize leaves big.txt out (and every real file in).
-const testMaxSize = 200 << 10
+// testMaxSize leaves big.txt out (and every real file in: README.md is
+// one, and grows).
+const testMaxSize = 1 << 20
 
 // sameView fails t unless the view of rev built in repo holds the same
 // facts (at least 1000 of them) as the one rebuilt in fresh; label and
