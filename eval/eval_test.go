@@ -222,3 +222,56 @@ func TestEvaluateStopsOnCancel(t *testing.T) {
 		t.Fatalf("err %v after %d queries, want context.Canceled after 1", err, n)
 	}
 }
+
+// Compare asks each question of every configuration, starting with a
+// different one for each question, and scores each run as Evaluate
+// would score it alone.
+func TestCompareTakesTurns(t *testing.T) {
+	qs, err := Load("testdata/queries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) < 3 {
+		t.Fatalf("testdata/queries.jsonl has %d questions, want 3 or more", len(qs))
+	}
+	var order []string
+	search := func(name string, ranked func(q Query) []string) SearchFunc {
+		return func(ctx context.Context, q Query) ([]string, error) {
+			order = append(order, name)
+			return ranked(q), nil
+		}
+	}
+	right := func(q Query) []string { return q.Relevant }
+	wrongFirst := func(q Query) []string { return append([]string{"nothing.md"}, q.Relevant...) }
+	runs, err := Compare(context.Background(), []string{"a", "b", "c"}, qs,
+		[]SearchFunc{search("a", right), search("b", wrongFirst), search("c", right)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range qs {
+		want := []string{"a", "b", "c", "a", "b"}[j%3 : j%3+3]
+		if got := order[3*j : 3*j+3]; strings.Join(got, "") != strings.Join(want, "") {
+			t.Errorf("question %d asked in order %v, want %v", j, got, want)
+		}
+	}
+	alone, err := Evaluate(context.Background(), "b", qs, func(ctx context.Context, q Query) ([]string, error) { return wrongFirst(q), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs[1].Name != "b" || runs[1].Summary.MRR10 != alone.Summary.MRR10 || runs[1].Summary.Hit1 != alone.Summary.Hit1 {
+		t.Errorf("b compared: %+v, alone: %+v", runs[1].Summary.Scores, alone.Summary.Scores)
+	}
+	if runs[0].Summary.Hit1 != 1 || runs[1].Summary.Hit1 != 0 {
+		t.Errorf("Hit@1: a %v, b %v; want 1 and 0", runs[0].Summary.Hit1, runs[1].Summary.Hit1)
+	}
+	moved := MovedBetween(runs[0], runs[1])
+	if len(moved) != len(qs) {
+		t.Fatalf("moved a -> b: %d questions, want all %d", len(moved), len(qs))
+	}
+	if m := moved[0]; m.ID != qs[0].ID || m.From != 1 || m.To != 2 {
+		t.Errorf("first moved: %+v, want %s 1 -> 2", m, qs[0].ID)
+	}
+	if m := MovedBetween(runs[0], runs[2]); len(m) != 0 {
+		t.Errorf("a and c rank alike, yet moved: %+v", m)
+	}
+}

@@ -55,7 +55,13 @@ semicolons when they carry flags:
 dense, hybrid and rerank need an embedder or judge configured, as for
 'git kb search'. An answer that comes back degraded (the endpoint failed,
 no vectors yet) counts as an error with no results, so a mode is never
-measured on another mode's answers.
+measured on another mode's answers. Each question is asked of every
+configuration in turn, a different one first each time, so what one
+search leaves warm speeds all alike and the latencies compare. Under the
+table, the questions whose first relevant file moved, against the first
+configuration (15 each; -v lists all):
+  lexical --ranking -focus against lexical: 2 questions moved (0 up, 2 down; first relevant rank)
+    docs-d-002  6 -> 10  同一条 GROUP BY 查询每次返回的行顺序都不一样，是不是 bug
 
 Examples:
   git kb eval questions.jsonl
@@ -113,15 +119,21 @@ Examples:
 			defer v.Close()
 			note := notifier(e, quiet)
 			out := evalReport{Commit: hex.EncodeToString(v.Commit[:]), Files: files, Queries: len(qs)}
+			names := make([]string, len(runners))
+			searches := make([]eval.SearchFunc, len(runners))
 			for i, r := range runners {
-				note("eval: %s (%d/%d): %d questions...", r.name, i+1, len(runners), len(qs))
-				run, err := eval.Evaluate(c.Context, r.name, qs, func(ctx context.Context, q eval.Query) ([]string, error) {
+				names[i] = r.name
+				searches[i] = func(ctx context.Context, q eval.Query) ([]string, error) {
 					return r.search(ctx, v, q.Text)
-				})
-				if err != nil {
-					return err
 				}
-				out.Runs = append(out.Runs, run)
+			}
+			if len(runners) > 1 {
+				note("eval: %d questions, each asked of %d configurations in turn...", len(qs), len(runners))
+			} else {
+				note("eval: %d questions...", len(qs))
+			}
+			if out.Runs, err = eval.Compare(c.Context, names, qs, searches); err != nil {
+				return err
 			}
 			if c.Bool("json") {
 				return writeJSON(e.Stdout, out)
@@ -330,6 +342,7 @@ func printEval(w io.Writer, r evalReport, verbose bool) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	printMoved(w, r.Runs, verbose)
 	if !verbose {
 		return
 	}
@@ -359,6 +372,38 @@ func printEval(w io.Writer, r evalReport, verbose bool) {
 				fmt.Fprintf(w, "    %d. %s%s\n", i+1, p, mark)
 			}
 			fmt.Fprintf(w, "    want: %s\n", strings.Join(q.Relevant, ", "))
+		}
+	}
+}
+
+// movedShown is how many moved questions a comparison lists without -v.
+const movedShown = 15
+
+// printMoved lists, for each configuration after the first, the questions
+// whose first relevant file it ranks otherwise than the first does: a
+// change of MRR@10 is a few questions moving, and these are they.
+func printMoved(w io.Writer, runs []*eval.Run, all bool) {
+	rank := func(r int) string {
+		if r == 0 {
+			return "-"
+		}
+		return fmt.Sprint(r)
+	}
+	for _, run := range runs[min(1, len(runs)):] {
+		moved := eval.MovedBetween(runs[0], run)
+		up := 0
+		for _, m := range moved {
+			if m.To != 0 && (m.From == 0 || m.To < m.From) {
+				up++
+			}
+		}
+		fmt.Fprintf(w, "\n%s against %s: %d questions moved (%d up, %d down; first relevant rank)\n", run.Name, runs[0].Name, len(moved), up, len(moved)-up)
+		for i, m := range moved {
+			if i == movedShown && !all {
+				fmt.Fprintf(w, "  ... %d more (-v lists them all)\n", len(moved)-i)
+				break
+			}
+			fmt.Fprintf(w, "  %s  %s -> %s  %s\n", m.ID, rank(m.From), rank(m.To), m.Query)
 		}
 	}
 }

@@ -124,7 +124,8 @@ func TestEvalHumanOutput(t *testing.T) {
 	}
 	for _, want := range []string{"4 questions (ops.jsonl)", "Recall@1", "Recall@10", "MRR@10", "nDCG@10", "Hit@1", "Hit@10", "latency p50 ms", "latency p95 ms",
 		"lexical --literal", "--fusion dbsf", "lang=zh", "kind=symbol",
-		"misses (lexical --literal)", "e4  rank=-  量子纠缠 光谱仪", "want: README.md"} {
+		"misses (lexical --literal)", "e4  rank=-  量子纠缠 光谱仪", "want: README.md",
+		"lexical --literal against lexical: ", "--fusion dbsf against lexical: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
