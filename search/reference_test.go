@@ -5,27 +5,15 @@ import (
 	"testing"
 
 	"github.com/git-kb/git-kb/chunk"
-	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
 
-// overlayFile is a one-chunk file of an overlay (as an org search builds
-// its candidates), headed by heading, holding text.
+// overlayFile is a one-chunk Markdown file of an overlay (as an org
+// search builds its candidates), headed by heading, holding text.
 func overlayFile(path, kind, heading, text string, blob byte) store.AnalyzedFile {
-	tf := map[string][store.NumFields]uint16{}
-	n := 0
-	for _, t := range segment.Tiny().Terms(text) {
-		x := tf[t]
-		x[store.FieldBody]++
-		tf[t] = x
-		n++
-	}
-	f := store.AnalyzedFile{Path: path, Lines: []string{text},
-		Meta:    &store.BlobMeta{Lang: "markdown", Kind: kind, Chunks: []store.ChunkMeta{{Start: 1, End: 1, Heading: heading}}},
-		Chunks:  []map[string][store.NumFields]uint16{tf},
-		BodyLen: []uint32{uint32(n)}}
-	f.Blob[0] = blob
-	f.FieldLen[store.FieldBody] = uint64(n)
+	f := overlayPage(path, []string{text}, blob)
+	f.Meta.Lang, f.Meta.Kind = "markdown", kind
+	f.Meta.Chunks[0].Heading = heading
 	return f
 }
 
