@@ -88,7 +88,7 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 				// Not read again: git failed on it a moment ago.
 				return nil, fmt.Errorf("%w: %v", pack.ErrUnreadable, err)
 			}
-			if text, ok := resp.BlobText(blob); ok {
+			if text, ok := resp.UnredactedBlobText(blob); ok {
 				// Read for the snippet already: cut the blocks from it.
 				return k.Secrets.RedactLines(pathOf[blob], textLines(text)), nil
 			}

@@ -99,7 +99,7 @@ func (k *Engine) ApplyRerank(ctx context.Context, resp *search.Response, s reran
 	for i, r := range head {
 		lines, ok := blobs[r.Blob]
 		if !ok {
-			switch text, read := resp.BlobText(r.Blob); {
+			switch text, read := resp.UnredactedBlobText(r.Blob); {
 			case slices.ContainsFunc(resp.Unread(), func(u search.Unread) bool { return u.Blob == r.Blob }):
 				// git failed on it a moment ago: the snippet stands in.
 			case read:

@@ -381,7 +381,7 @@ type Response struct {
 
 	// unread are the files this search could not read, unreadNote what
 	// Degraded says of them, texts the text of the results' blobs as read
-	// (hex SHA -> decoded, not redacted): see Unread, BlobText.
+	// (hex SHA -> decoded, not redacted): see Unread, UnredactedBlobText.
 	unread     []Unread
 	unreadNote string
 	texts      map[string]string
@@ -466,7 +466,7 @@ func (s *Searcher) blobLines(path string, blob store.SHA) ([]string, error) {
 	}
 	s.lines[blob] = ls
 	if !binary {
-		// Kept for Response.BlobText; the lines share its memory when
+		// Kept for Response.UnredactedBlobText; the lines share its memory when
 		// nothing was redacted.
 		if s.texts == nil {
 			s.texts = map[store.SHA]string{}
@@ -809,12 +809,14 @@ func (s *Searcher) keepTexts(resp *Response) {
 	}
 }
 
-// BlobText returns the text of a result's blob (hex, Result.Blob) as
-// the search read it for the snippet: decoded, not redacted. ok is false
-// when the search did not read it whole (an uncommitted file, a binary).
-// A context pack cuts its blocks from this rather than reading the blob
+// UnredactedBlobText returns the text of a result's blob (hex,
+// Result.Blob) as the search read it for the snippet: decoded, not
+// redacted, so a caller redacts it (Policy.RedactLines) before it goes
+// anywhere; the name says so at every call. ok is false when the search
+// did not read it whole (an uncommitted file, a binary). A context pack
+// and the rerank judge's view cut from this rather than read the blob
 // again.
-func (r *Response) BlobText(blob string) (text string, ok bool) {
+func (r *Response) UnredactedBlobText(blob string) (text string, ok bool) {
 	text, ok = r.texts[blob]
 	return text, ok
 }
