@@ -21,7 +21,7 @@ func snippet(lines []string, start, end int, terms []string) string {
 	best, bestScore := start, -1
 	for i := start; i <= end; i++ {
 		l := strings.ToLower(segment.Normalize(lines[i-1]))
-		if strings.TrimSpace(l) == "" {
+		if strings.TrimSpace(l) == "" || markup(lines[i-1]) {
 			continue
 		}
 		sc := 0
@@ -37,7 +37,7 @@ func snippet(lines []string, start, end int, terms []string) string {
 	var b strings.Builder
 	for i := best; i <= end && utf8.RuneCountInString(b.String()) < snippetRunes; i++ {
 		l := strings.TrimSpace(strings.TrimRight(lines[i-1], "\r"))
-		if l == "" {
+		if l == "" || markup(l) {
 			continue
 		}
 		if b.Len() > 0 {
@@ -46,6 +46,23 @@ func snippet(lines []string, start, end int, terms []string) string {
 		b.WriteString(l)
 	}
 	return clip(b.String(), useful)
+}
+
+// markup reports whether a line is a docs generator's markup alone,
+// which says nothing in a one-line snippet: a Hugo shortcode ({{< copyable
+// "sql" >}}, {{% note %}}), an HTML comment, or a code fence (```sql, ~~~).
+// The code inside a fence stays; the citation's lines are unchanged.
+func markup(line string) bool {
+	l := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(l, "{{<") && strings.HasSuffix(l, ">}}"),
+		strings.HasPrefix(l, "{{%") && strings.HasSuffix(l, "%}}"),
+		strings.HasPrefix(l, "<!--") && strings.HasSuffix(l, "-->"):
+		return true
+	case strings.HasPrefix(l, "```"), strings.HasPrefix(l, "~~~"):
+		return !strings.ContainsAny(strings.TrimLeft(l, "`~"), " \t`")
+	}
+	return false
 }
 
 // usefulTerms are the terms worth marking: single Han characters are not
