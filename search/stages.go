@@ -1572,5 +1572,5 @@ func focus(f *fileHits) {
 		return
 	}
 	w := math.Round(1000*math.Pow(float64(m)/float64(n), focusExp)) / 1000 // shown with three decimals
-	f.factor(PriorFactor{Name: "focus", Factor: w, Reason: fmt.Sprintf("%d of its %d sections hold words of the question", m, n)})
+	f.factor(PriorFactor{Name: "focus", Factor: w, Reason: fmt.Sprintf("matches the question in %d of its %d sections", m, n)})
 }
