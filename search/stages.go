@@ -1072,6 +1072,13 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 	for _, f := range files {
 		weigh(f, chunk.PathKind(f.entry.Path))
 	}
+	if req.on(LeverPlatform) && !req.NoPriors {
+		for _, f := range files {
+			if p := platformOf(f.entry.Path); p != "" && !namesPlatform(q.text, p) {
+				f.factor(PriorFactor{Name: "platform", Factor: platformWeight, Reason: "built for " + p + " only, by its name; the question names no platform"})
+			}
+		}
+	}
 	if req.Mode == ModeLexical && req.on(LeverFocus) && (req.Overlay == nil || !req.Overlay.Partial) {
 		for _, f := range files {
 			focus(f)

@@ -1,0 +1,72 @@
+package search
+
+import (
+	"testing"
+
+	"github.com/git-kb/git-kb/store"
+)
+
+func TestPlatformOf(t *testing.T) {
+	for p, want := range map[string]string{
+		"os/exec/lp_windows.go":                  "windows",
+		"os/exec/lp_unix.go":                     "",
+		"syscall/exec_linux.go":                  "",
+		"syscall/exec_bsd.go":                    "bsd",
+		"syscall/zerrors_freebsd_arm64.go":       "freebsd",
+		"bootstrap/run_darwin.go":                "darwin",
+		"runtime/sys_plan9_amd64.s":              "plan9",
+		"os/file_windows_test.go":                "windows",
+		"docs/windows.go":                        "", // the name is the platform alone: no constraint
+		"docs/install_windows.md":                "", // not Go
+		"internal/syscall/windows/registry/x.go": "",
+	} {
+		if got := platformOf(p); got != want {
+			t.Errorf("platformOf(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// Of an implementation and its Windows variant, saying the question's
+// words alike, the mainstream file ranks first, unless the question names
+// Windows; --ranking -platform takes the prior away.
+func TestPlatformVariantRanksBelow(t *testing.T) {
+	const text = "func LookPath 在 PATH 环境变量的目录中查找可执行程序"
+	files := []store.AnalyzedFile{
+		overlayPage("os/exec/lp_windows.go", []string{text + " 可执行程序"}, 1),
+		overlayPage("os/exec/lp_unix.go", []string{text}, 2),
+	}
+	order := func(q string, on bool) ([]string, map[string]bool) {
+		t.Helper()
+		parsed, err := ParseQuery(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := Request{Query: q, Parsed: parsed, K: 5, Mode: ModeLexical, View: &store.View{}, Levers: map[string]bool{LeverPlatform: on},
+			Overlay: &Overlay{Files: files}}
+		s := &Searcher{ReadBlob: func(store.SHA) ([]byte, error) { return nil, nil }}
+		resp, err := s.Search(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		prior := map[string]bool{}
+		for _, r := range resp.Results {
+			paths = append(paths, r.Path)
+			for _, p := range r.Priors {
+				prior[r.Path] = prior[r.Path] || p.Name == "platform"
+			}
+		}
+		return paths, prior
+	}
+	const q = "在 PATH 中查找可执行程序"
+	if paths, _ := order(q, false); len(paths) != 2 || paths[0] != "os/exec/lp_windows.go" {
+		t.Fatalf("without the prior: %v, want the Windows file first on its words (else this test shows nothing)", paths)
+	}
+	paths, prior := order(q, true)
+	if len(paths) != 2 || paths[0] != "os/exec/lp_unix.go" || !prior["os/exec/lp_windows.go"] || prior["os/exec/lp_unix.go"] {
+		t.Errorf("with the prior: %v, priors %v; want lp_unix.go first and only lp_windows.go scaled", paths, prior)
+	}
+	if paths, prior := order("Windows 上 "+q, true); paths[0] != "os/exec/lp_windows.go" || prior["os/exec/lp_windows.go"] {
+		t.Errorf("a question naming Windows: %v, priors %v; want the Windows file first, unscaled", paths, prior)
+	}
+}
