@@ -41,12 +41,19 @@ func focusOrder(t *testing.T, files []store.AnalyzedFile, query string, on bool)
 }
 
 func focusOrderIn(t *testing.T, ov *Overlay, query string, on bool) ([]string, map[string]float64) {
+	return priorOrder(t, ov, query, LeverFocus, on, "focus")
+}
+
+// priorOrder searches the overlay with lever on or off and returns the
+// paths, best first, and the factor of the prior named prior of each
+// result that has one.
+func priorOrder(t *testing.T, ov *Overlay, query, lever string, on bool, prior string) ([]string, map[string]float64) {
 	t.Helper()
 	parsed, err := ParseQuery(query)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Query: query, Parsed: parsed, K: 5, Mode: ModeLexical, View: &store.View{}, Levers: map[string]bool{LeverFocus: on},
+	req := Request{Query: query, Parsed: parsed, K: 5, Mode: ModeLexical, View: &store.View{}, Levers: map[string]bool{lever: on},
 		Overlay: ov}
 	s := &Searcher{ReadBlob: func(store.SHA) ([]byte, error) { return nil, context.Canceled }}
 	resp, err := s.Search(t.Context(), req)
@@ -58,7 +65,7 @@ func focusOrderIn(t *testing.T, ov *Overlay, query string, on bool) ([]string, m
 	for _, r := range resp.Results {
 		paths = append(paths, r.Path)
 		for _, p := range r.Priors {
-			if p.Name == "focus" {
+			if p.Name == prior {
 				factors[r.Path] = p.Factor
 			}
 		}

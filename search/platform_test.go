@@ -35,38 +35,19 @@ func TestPlatformVariantRanksBelow(t *testing.T) {
 		overlayPage("os/exec/lp_windows.go", []string{text + " 可执行程序"}, 1),
 		overlayPage("os/exec/lp_unix.go", []string{text}, 2),
 	}
-	order := func(q string, on bool) ([]string, map[string]bool) {
+	order := func(q string, on bool) ([]string, map[string]float64) {
 		t.Helper()
-		parsed, err := ParseQuery(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := Request{Query: q, Parsed: parsed, K: 5, Mode: ModeLexical, View: &store.View{}, Levers: map[string]bool{LeverPlatform: on},
-			Overlay: &Overlay{Files: files}}
-		s := &Searcher{ReadBlob: func(store.SHA) ([]byte, error) { return nil, nil }}
-		resp, err := s.Search(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var paths []string
-		prior := map[string]bool{}
-		for _, r := range resp.Results {
-			paths = append(paths, r.Path)
-			for _, p := range r.Priors {
-				prior[r.Path] = prior[r.Path] || p.Name == "platform"
-			}
-		}
-		return paths, prior
+		return priorOrder(t, &Overlay{Files: files}, q, LeverPlatform, on, "platform")
 	}
 	const q = "在 PATH 中查找可执行程序"
 	if paths, _ := order(q, false); len(paths) != 2 || paths[0] != "os/exec/lp_windows.go" {
 		t.Fatalf("without the prior: %v, want the Windows file first on its words (else this test shows nothing)", paths)
 	}
 	paths, prior := order(q, true)
-	if len(paths) != 2 || paths[0] != "os/exec/lp_unix.go" || !prior["os/exec/lp_windows.go"] || prior["os/exec/lp_unix.go"] {
+	if _, scaled := prior["os/exec/lp_windows.go"]; len(paths) != 2 || paths[0] != "os/exec/lp_unix.go" || !scaled || len(prior) != 1 {
 		t.Errorf("with the prior: %v, priors %v; want lp_unix.go first and only lp_windows.go scaled", paths, prior)
 	}
-	if paths, prior := order("Windows 上 "+q, true); paths[0] != "os/exec/lp_windows.go" || prior["os/exec/lp_windows.go"] {
+	if paths, prior := order("Windows 上 "+q, true); paths[0] != "os/exec/lp_windows.go" || len(prior) != 0 {
 		t.Errorf("a question naming Windows: %v, priors %v; want the Windows file first, unscaled", paths, prior)
 	}
 }
