@@ -115,7 +115,7 @@ func (s *Searcher) related(ctx context.Context, req Request, resp *Response, hit
 		if i >= relatedSeeds {
 			break
 		}
-		if res.unread != nil {
+		if s.unreadable(res.Path) {
 			continue // its blob cannot be read (noteUnread)
 		}
 		cov, err := r.coverage(res)

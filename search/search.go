@@ -305,10 +305,6 @@ type Result struct {
 	// --org), whose results come from many repositories and commits.
 	Repo   string `json:"repo,omitempty"`
 	Commit string `json:"commit,omitempty"`
-
-	// unread is why the snippet is missing: the blob could not be read
-	// (Response.Degraded says so).
-	unread error
 }
 
 // PriorFactor is one query-independent factor of a file's score: every
@@ -709,13 +705,12 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 		return Result{}, fmt.Errorf("chunk %d of %s missing from its metadata", idx, e.Path)
 	}
 	var lines []string
-	var unread error
 	if s.ReadBlob != nil {
 		if lines, err = s.snippetLines(e.Path, e.Blob, cm.Start, cm.End); err != nil {
 			// A blob git cannot read either (a damaged pack, a lost
 			// object) costs its snippet, not the search: the result
 			// stands, cited, and Degraded says why.
-			lines, unread = nil, err
+			lines = nil
 			s.noteUnread(e.Path, e.Blob, err)
 		}
 	}
@@ -727,7 +722,6 @@ func (s *Searcher) result(req Request, e *store.ViewEntry, idx int, terms []stri
 		Title:   m.Title, Heading: cm.Heading, Snippet: snip,
 		Citation: fmt.Sprintf("%s:%s#L%d-L%d", citeRev(req, e), e.Path, cm.Start, cm.End),
 		Lang:     m.Lang, Symbols: cm.Symbols,
-		unread: unread,
 	}, nil
 }
 
