@@ -87,14 +87,14 @@ type Cited[T any] struct {
 //     the other;
 //   - when neither does, the error names both readings.
 //
-// read's errors are told apart by m's sentinels: m.NoRevision (no
-// revision before the colon), m.NoPath (no such file at that revision). When rev is given and the text before the colon
-// is another revision, arg is read only as a path at rev: the caller named
-// the revision already.
+// read's errors are told apart by m's sentinels (the caller's git
+// layer's: search does not import it): m.NoRevision, no revision before
+// the colon; m.NoPath, no such file at that revision. When rev is given
+// and the text before the colon is another revision, arg is read only as
+// a path at rev: the caller named the revision already.
 //
 // It is the one place both git kb show and the MCP server's get_document
-// decide what an argument names. m says which of read's errors mean "not
-// found" (the caller's git layer's sentinels: search does not import it).
+// decide what an argument names.
 func ReadCited[T any](arg, rev string, m Misses, read func(Citation) (T, error)) (Cited[T], error) {
 	at := rev
 	if at == "" {
@@ -150,7 +150,7 @@ func ReadCited[T any](arg, rev string, m Misses, read func(Citation) (T, error))
 			return Cited[T]{}, pathErr
 		}
 		return Cited[T]{}, fmt.Errorf("%q is %w, nor a file at %s; expected <commit>:<path>#L<start>-L<end>, <repo>@<commit>:<path>#L.. (an org search's) or a file path", arg, ErrNotCitation, at)
-	case (m.noRevision(revErr)) && errors.Is(pathErr, m.NoPath):
+	case m.noRevision(revErr) && errors.Is(pathErr, m.NoPath):
 		// Neither reading names anything: say both, with the path's
 		// own words (and suggestions).
 		return Cited[T]{}, fmt.Errorf("%w; nor is %s a file at %s (%v)", revErr, asPath.Path, at, pathErr)
