@@ -401,7 +401,6 @@ type packIndex struct {
 	n         uint32
 	large     int64 // entries of the table of 64-bit offsets
 	r         io.ReaderAt
-	size      int64
 	sum       [20]byte // the pack's checksum, as the index records it
 
 	mu       sync.Mutex
@@ -449,7 +448,7 @@ func newPackIndex(path string, r io.ReaderAt, size int64) (*packIndex, error) {
 	if !bytes.Equal(head[:4], []byte{0xff, 't', 'O', 'c'}) || binary.BigEndian.Uint32(head[4:8]) != 2 {
 		return nil, bad("not a version-2 index")
 	}
-	p := &packIndex{idx: path, pack: strings.TrimSuffix(path, ".idx") + ".pack", r: r, size: size}
+	p := &packIndex{idx: path, pack: strings.TrimSuffix(path, ".idx") + ".pack", r: r}
 	for i := range p.fanout {
 		p.fanout[i] = binary.BigEndian.Uint32(head[8+4*i:])
 		if i > 0 && p.fanout[i] < p.fanout[i-1] {
