@@ -173,7 +173,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	// A gc --auto killed half way (we hold the index lock, so none runs)
 	// may have dropped records whose space only its compaction frees.
 	st.GCUnfinished = set.GCAuto && gcUnfinished(repo.KBDir())
-	rr, err := newRunRules(ctx, repo, set, &o, commit)
+	rr, err := newRunRules(repo, set, &o, commit)
 	if err != nil {
 		return st, err
 	}
@@ -269,7 +269,7 @@ type runRules struct {
 // newRunRules reads the rules of a run from its settings and what the
 // last run recorded, and fills in o's size and memory limits from the
 // settings where o leaves them.
-func newRunRules(ctx context.Context, repo *gitx.Repo, set *settings.Settings, o *Options, commit gitx.Hash) (*runRules, error) {
+func newRunRules(repo *gitx.Repo, set *settings.Settings, o *Options, commit gitx.Hash) (*runRules, error) {
 	rr := &runRules{pol: secrets.NewPolicy(set.SecretsAllow)}
 	// A changed kb.secrets.allow re-derives every blob (see policyFile).
 	rr.fp = rr.pol.Fingerprint()
