@@ -214,3 +214,10 @@ func TestDamagedLengthIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// nthChunk is nthChunks for one index (the tests' and the benchmark's
+// walk per index), and whether the list has it.
+func nthChunk(b []byte, idx int) (elem []byte, ok, walked bool) {
+	elems, walked := nthChunks(b, []int{idx})
+	return elems[0], elems[0] != nil, walked
+}

@@ -692,18 +692,12 @@ func chunksArray(b []byte) (start, end int) {
 	return -1, -1
 }
 
-// nthChunk returns the idx-th element of a record's chunk list (as bytes,
-// for json.Unmarshal), found with the byte scan of withoutChunks, and
-// whether the list has it; walked is false when b cannot be walked so.
-func nthChunk(b []byte, idx int) (elem []byte, ok, walked bool) {
-	elems, walked := nthChunks(b, []int{idx})
-	return elems[0], elems[0] != nil, walked
-}
-
-// nthChunks is nthChunk for several indexes (any order, repeats allowed)
-// in one pass: the list is found once and walked once, up to the largest
-// index asked for. elems[i] is nil when the list has no element idxs[i];
-// walked is false when b cannot be walked so up to there.
+// nthChunks returns the idxs-th elements of a record's chunk list (as
+// bytes, for json.Unmarshal; any order, repeats allowed), found with the
+// byte scan of withoutChunks in one pass: the list is found once and
+// walked once, up to the largest index asked for. elems[i] is nil when
+// the list has no element idxs[i]; walked is false when b cannot be
+// walked so up to there.
 func nthChunks(b []byte, idxs []int) (elems [][]byte, walked bool) {
 	elems = make([][]byte, len(idxs))
 	last := -1 // the largest index asked for
