@@ -437,7 +437,7 @@ func (a *Analyzer) MatchSpans(text string, terms []string) []Span {
 		return x.Term < y.Term
 	})
 	// A Chinese word the analyzer cut is also found as written: once.
-	return slices.CompactFunc(out, func(x, y Span) bool { return x == y })
+	return slices.Compact(out)
 }
 
 // Mark wraps each range that Match finds in open and close.
