@@ -578,8 +578,7 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 // asked of Weaviate, and what the steps report (timings, degradations).
 type orgSearch struct {
 	r     OrgSearchRequest
-	raw   string // the query less its repo: operators, secrets redacted
-	q     *search.Query
+	raw   string     // the query less its repo: operators, secrets redacted
 	f     org.Filter // what runs in Weaviate
 	scope func(string) bool
 	req   search.Request // for local search's stages (orgRank)
@@ -663,7 +662,6 @@ func (k *Engine) newOrgSearch(r OrgSearchRequest) (*orgSearch, error) {
 	if s.scope, err = orgScope(q); err != nil {
 		return nil, &UsageError{err.Error()}
 	}
-	s.q = q
 	s.f.PathLike, s.f.NotPathLike = likePatterns(q.Paths), likePatterns(q.NotPaths)
 	s.f.Langs, s.f.NotLangs, s.f.Tags, s.f.Owners = q.Langs, q.NotLangs, q.Tags, q.Owners
 	s.req = search.Request{Query: s.raw, Parsed: q, K: r.K, PerFile: r.PerFile, Mode: search.ModeLexical, Fusion: r.Fusion, Explain: r.Explain,
