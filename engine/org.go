@@ -813,7 +813,6 @@ func (s *orgSearch) vectors(ctx context.Context, k *Engine, stats func() (*org.C
 	qvec, err := k.Dense.QueryVector(ctx, k.Secrets, s.raw)
 	s.lap("org: embed query", t0)
 	if err != nil {
-		stats()
 		s.degrade("dense retrieval failed: " + err.Error())
 		return nil, nil
 	}
