@@ -43,10 +43,6 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 	if d := resp.DegradedBesidesUnread(); d != "" {
 		k.opt.note("%s", d)
 	}
-	unread := map[string]error{} // blob -> why the search could not read it
-	for _, u := range resp.Unread() {
-		unread[u.Blob] = u.Err
-	}
 	counter, err := pack.CL100K()
 	if err != nil {
 		return nil, fmt.Errorf("load the tokenizer: %w", err)
@@ -84,16 +80,8 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 				}
 				return k.Secrets.RedactLines(p, lines), nil
 			}
-			if err, ok := unread[blob]; ok {
-				// Not read again: git failed on it a moment ago.
-				return nil, fmt.Errorf("%w: %v", pack.ErrUnreadable, err)
-			}
-			if text, ok := resp.UnredactedBlobText(blob); ok {
-				// Read for the snippet already: cut the blocks from it.
-				return k.Secrets.RedactLines(pathOf[blob], textLines(text)), nil
-			}
-			lines, err := k.BlobLines(pathOf[blob], blob)
-			if err != nil && ctx.Err() == nil {
+			lines, unread, err := k.searchedLines(resp, pathOf[blob], blob)
+			if err != nil && (unread || ctx.Err() == nil) {
 				// A damaged or missing object (search degrades the same
 				// way): the pack holds what can be read, and says what not.
 				return nil, fmt.Errorf("%w: %v", pack.ErrUnreadable, err)
@@ -139,6 +127,22 @@ func WorktreeLines(repo *gitx.Repo, p string) ([]string, error) {
 		return nil, err
 	}
 	return TextLines(p, data)
+}
+
+// searchedLines are the redacted lines of a committed blob of resp's
+// results (path is where it is, for kb.secrets.allow globs): cut from the
+// text the search read for its snippet when it has it, else read from git
+// (BlobLines). unread says the search failed on the blob a moment ago:
+// not read again, err is git's error then.
+func (k *Engine) searchedLines(resp *search.Response, path, blob string) (lines []string, unread bool, err error) {
+	if i := slices.IndexFunc(resp.Unread(), func(u search.Unread) bool { return u.Blob == blob }); i >= 0 {
+		return nil, true, resp.Unread()[i].Err
+	}
+	if text, ok := resp.UnredactedBlobText(blob); ok {
+		return k.Secrets.RedactLines(path, textLines(text)), false, nil
+	}
+	lines, err = k.BlobLines(path, blob)
+	return lines, false, err
 }
 
 // textLines are text's lines, without the empty line after a final

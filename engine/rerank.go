@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/git-kb/git-kb/chunk"
@@ -99,14 +98,8 @@ func (k *Engine) ApplyRerank(ctx context.Context, resp *search.Response, s reran
 	for i, r := range head {
 		lines, ok := blobs[r.Blob]
 		if !ok {
-			switch text, read := resp.UnredactedBlobText(r.Blob); {
-			case slices.ContainsFunc(resp.Unread(), func(u search.Unread) bool { return u.Blob == r.Blob }):
-				// git failed on it a moment ago: the snippet stands in.
-			case read:
-				lines = k.Secrets.RedactLines(r.Path, textLines(text)) // read for the snippet already
-			default:
-				lines, _ = k.BlobLines(r.Path, r.Blob)
-			}
+			// None when unreadable: the snippet stands in.
+			lines, _, _ = k.searchedLines(resp, r.Path, r.Blob)
 			blobs[r.Blob] = lines
 		}
 		cands[i] = rerank.Candidate{Key: fmt.Sprintf("%s:%d-%d", r.Blob, r.StartLine, r.EndLine), View: compactView(r, lines)}
