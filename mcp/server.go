@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/git-kb/git-kb/gitx"
 	"os"
 	"path"
 	"path/filepath"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/review"
