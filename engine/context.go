@@ -40,7 +40,7 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 	}
 	// The files the search could not read are named once, below, with
 	// what the pack did with them.
-	if d := resp.DegradedBesidesUnread(); d != "" {
+	if d := resp.DegradedBesides(search.NoteUnread); d != "" {
 		k.opt.note("%s", d)
 	}
 	counter, err := pack.CL100K()

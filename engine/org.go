@@ -534,7 +534,7 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		return resp, nil
 	}
 	if s.r.Mode != search.ModeLexical && k.Dense == nil {
-		s.degrade("dense retrieval is off: no embedder configured here (see git kb search --help), so the org index is searched lexically")
+		s.degrade(search.NoteDense, "dense retrieval is off: no embedder configured here (see git kb search --help), so the org index is searched lexically")
 		s.r.Mode = search.ModeLexical
 	}
 	s.wfused = s.r.Mode == search.ModeHybrid && s.r.Fusion == OrgFusionWeaviate
@@ -557,7 +557,7 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 	if corpus != nil && corpus.Unavailable != "" {
 		// The searcher counts each term's document frequency among the
 		// chunks it was given instead: the collection's are unknown.
-		s.degrade("the org collection's document frequencies could not be counted, so results are ranked by the candidates' own (" + corpus.Unavailable + "): a replicated collection with a node down")
+		s.degrade(search.NoteRanking, "the org collection's document frequencies could not be counted, so results are ranked by the candidates' own ("+corpus.Unavailable+"): a replicated collection with a node down")
 	}
 	t0 := time.Now()
 	resp, err = orgRank(ctx, s.req, resp, corpus, chunks, dense, inLinks, texts, start)
@@ -565,10 +565,8 @@ func (k *Engine) OrgSearch(ctx context.Context, r OrgSearchRequest) (*search.Res
 		s.lap("org: rank", t0)
 		resp.Timings = s.timings
 		if len(s.degraded) > 0 {
-			if resp.Degraded != "" {
-				s.degrade(resp.Degraded)
-			}
-			resp.Degraded = strings.Join(s.degraded, "; ")
+			// The org search's own notes, then the ranking's.
+			resp.SetNotes(append(s.degraded, resp.Notes()...))
 		}
 	}
 	return resp, err
@@ -596,7 +594,7 @@ type orgSearch struct {
 
 	mu       sync.Mutex // timings and degraded: steps run concurrently
 	timings  map[string]float64
-	degraded []string
+	degraded []search.Note
 }
 
 // newOrgSearch checks r and reads its query: the repo: operators become
@@ -686,9 +684,9 @@ func (s *orgSearch) lap(stage string, t time.Time) {
 	s.mu.Unlock()
 }
 
-func (s *orgSearch) degrade(why string) {
+func (s *orgSearch) degrade(kind search.NoteKind, why string) {
 	s.mu.Lock()
-	s.degraded = append(s.degraded, why)
+	s.degraded = append(s.degraded, search.Note{Kind: kind, Text: why})
 	s.mu.Unlock()
 }
 
@@ -735,7 +733,7 @@ func (s *orgSearch) gather(ctx context.Context, k *Engine) (*org.Corpus, *orgDen
 		if ctx.Err() != nil {
 			return nil, nil, nil, ctx.Err()
 		}
-		s.degrade("dense retrieval failed: " + denseErr.Error())
+		s.degrade(search.NoteDense, "dense retrieval failed: "+denseErr.Error())
 		dense = nil
 	}
 	if dense != nil {
@@ -813,7 +811,7 @@ func (s *orgSearch) vectors(ctx context.Context, k *Engine, stats func() (*org.C
 	qvec, err := k.Dense.QueryVector(ctx, k.Secrets, s.raw)
 	s.lap("org: embed query", t0)
 	if err != nil {
-		s.degrade("dense retrieval failed: " + err.Error())
+		s.degrade(search.NoteDense, "dense retrieval failed: "+err.Error())
 		return nil, nil
 	}
 	t0 = time.Now()
@@ -829,7 +827,7 @@ func (s *orgSearch) vectors(ctx context.Context, k *Engine, stats func() (*org.C
 	}
 	dense, why := k.orgDenseScope(corpus, s.f, qvec)
 	if why != "" {
-		s.degrade(why)
+		s.degrade(search.NoteDense, why)
 	}
 	switch {
 	case dense == nil:
@@ -837,7 +835,7 @@ func (s *orgSearch) vectors(ctx context.Context, k *Engine, stats func() (*org.C
 	case len(dense.refused) > 0 && s.wfused:
 		// Weaviate's fusion cannot leave those repositories' vectors
 		// out of one query without leaving out their words.
-		s.degrade("Weaviate's fusion cannot leave those repositories' vectors out and keep their words: answered lexically (--fusion rrf keeps the vector side for the others)")
+		s.degrade(search.NoteDense, "Weaviate's fusion cannot leave those repositories' vectors out and keep their words: answered lexically (--fusion rrf keeps the vector side for the others)")
 		return nil, nil
 	case len(dense.refused) > 0:
 		t0 := time.Now()
@@ -906,7 +904,7 @@ func (s *orgSearch) inLinks(ctx context.Context, chunks []org.Chunk, dense *orgD
 	}
 	in, err := s.c.InLinks(ctx, pages)
 	if org.CountsUnavailable(err) {
-		s.degrade("links between pages not counted, so no overview prior: " + err.Error())
+		s.degrade(search.NoteRanking, "links between pages not counted, so no overview prior: "+err.Error())
 		return nil, nil
 	}
 	return in, err
@@ -1199,7 +1197,8 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		}
 		search.Highlight(resp.Results, ranked.Terms)
 	}
-	resp.Mode, resp.Fusion, resp.Dense, resp.Degraded = ranked.Mode, ranked.Fusion, ranked.Dense, ranked.Degraded
+	resp.Mode, resp.Fusion, resp.Dense = ranked.Mode, ranked.Fusion, ranked.Dense
+	resp.SetNotes(ranked.Notes())
 	resp.Expansions = ranked.Expansions
 	resp.StaleAfter = ranked.StaleAfter
 	resp.TookMs = time.Since(start).Milliseconds()

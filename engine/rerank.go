@@ -111,11 +111,7 @@ func (k *Engine) ApplyRerank(ctx context.Context, resp *search.Response, s reran
 		out = append(out, r)
 	}
 	if err != nil {
-		why := "rerank failed (" + err.Error() + "); results are in fusion order"
-		if resp.Degraded != "" {
-			why = resp.Degraded + "; " + why
-		}
-		resp.Degraded = why
+		resp.Degrade(search.NoteRerank, "rerank failed ("+err.Error()+"); results are in fusion order")
 		resp.Results = resp.Results[:min(k2, len(resp.Results))]
 		return
 	}

@@ -349,9 +349,11 @@ type DenseInfo struct {
 
 // Response is the answer to a Request.
 type Response struct {
-	Query    string   `json:"query"`
-	Commit   string   `json:"commit"`
-	Mode     string   `json:"mode"`
+	Query  string `json:"query"`
+	Commit string `json:"commit"`
+	Mode   string `json:"mode"`
+	// Degraded says what the response could not do as asked: its notes'
+	// texts joined by "; " (Degrade keeps it so; see Notes).
 	Degraded string   `json:"degraded"`
 	TookMs   int64    `json:"took_ms"`
 	Results  []Result `json:"results"`
@@ -376,12 +378,73 @@ type Response struct {
 	Feedback []string           `json:"feedback,omitempty"`
 	Timings  map[string]float64 `json:"timings_ms,omitempty"`
 
-	// unread are the files this search could not read, unreadNote what
-	// Degraded says of them, texts the text of the results' blobs as read
-	// (hex SHA -> decoded, not redacted): see Unread, UnredactedBlobText.
-	unread     []Unread
-	unreadNote string
-	texts      map[string]string
+	// notes are what Degraded says, one per reason (Degrade); unread
+	// the files this search could not read; texts the text of the
+	// results' blobs as read (hex SHA -> decoded, not redacted): see
+	// Notes, Unread, UnredactedBlobText.
+	notes  []Note
+	unread []Unread
+	texts  map[string]string
+}
+
+// A Note is one reason a response is less than asked for. Degraded is
+// their texts joined, for people and the JSON contract; a caller that
+// says some reason itself (a context pack names the files it left out)
+// leaves that kind out of what it repeats (DegradedBesides), rather than
+// cutting it out of the text.
+type Note struct {
+	Kind NoteKind
+	Text string
+}
+
+// NoteKind is what a Note is about.
+type NoteKind uint8
+
+const (
+	// NoteDense: the vector side is off, failed, or covers part of the
+	// view, or some repositories' vectors cannot be compared (org).
+	NoteDense NoteKind = iota + 1
+	// NotePhrase: no file holds a quoted phrase as written.
+	NotePhrase
+	// NoteUnread: files git could not read (UnreadNote; Unread lists them).
+	NoteUnread
+	// NoteRerank: the judge failed; results are in fusion order.
+	NoteRerank
+	// NoteRanking: a statistic or prior the ranking uses was unavailable
+	// (an org collection's document frequencies, its links).
+	NoteRanking
+)
+
+// Degrade adds a note (kind, text) and renders Degraded anew.
+func (r *Response) Degrade(kind NoteKind, text string) {
+	r.SetNotes(append(slices.Clip(r.notes), Note{kind, text}))
+}
+
+// Notes are the response's notes, in the order Degraded says them.
+func (r *Response) Notes() []Note { return slices.Clone(r.notes) }
+
+// SetNotes replaces the response's notes (an org search puts its own
+// before those of the ranking it ran) and renders Degraded from them.
+func (r *Response) SetNotes(notes []Note) {
+	r.notes = slices.Clone(notes)
+	r.Degraded = renderNotes(r.notes, 0)
+}
+
+// DegradedBesides is Degraded without the notes of kind: for a caller
+// that says that much itself, so that it is said once.
+func (r *Response) DegradedBesides(kind NoteKind) string {
+	return renderNotes(r.notes, kind)
+}
+
+// renderNotes joins the texts of the notes not of kind skip.
+func renderNotes(notes []Note, skip NoteKind) string {
+	var texts []string
+	for _, n := range notes {
+		if n.Kind != skip && n.Text != "" {
+			texts = append(texts, n.Text)
+		}
+	}
+	return strings.Join(texts, "; ")
 }
 
 // Stale says which commit was asked for and why another one answered.
@@ -451,7 +514,7 @@ func (s *Searcher) blobLines(path string, blob store.SHA) ([]string, error) {
 	if err != nil {
 		// A blob git cannot read either (a damaged pack, a lost object)
 		// has no text: a phrase filter leaves its file out, feedback and
-		// related files skip it, and Degraded says so (unreadNote).
+		// related files skip it, and Degraded says so (NoteUnread).
 		s.noteUnread(path, blob, err)
 		return nil, nil
 	}
@@ -650,7 +713,8 @@ func (s *Searcher) addDense(ctx context.Context, req Request, resp *Response, le
 		}
 	} else {
 		lexical := func(why string) ([]hit, error) {
-			resp.Mode, resp.Degraded = ModeLexical, why
+			resp.Mode = ModeLexical
+			resp.Degrade(NoteDense, why)
 			return lex, nil
 		}
 		if s.Dense == nil {
@@ -674,7 +738,7 @@ func (s *Searcher) addDense(ctx context.Context, req Request, resp *Response, le
 			return lexical("no vectors for this commit yet: run git kb index (embedding may still be running)")
 		}
 		if dr.covered < dr.live {
-			resp.Degraded = fmt.Sprintf("vectors cover %d of %d chunks: embedding is incomplete or still running", dr.covered, dr.live)
+			resp.Degrade(NoteDense, fmt.Sprintf("vectors cover %d of %d chunks: embedding is incomplete or still running", dr.covered, dr.live))
 		}
 	}
 	if req.Mode == ModeDense {
@@ -768,18 +832,6 @@ func UnreadNote(unread []Unread) string {
 // Unread lists the files this search could not read (Degraded names
 // them), in the order met.
 func (r *Response) Unread() []Unread { return r.unread }
-
-// DegradedBesidesUnread is Degraded without its note on the files the
-// search could not read: for a caller that names them itself (a context
-// pack says which it left out), so that they are named once.
-func (r *Response) DegradedBesidesUnread() string {
-	if r.unreadNote == "" {
-		return r.Degraded
-	}
-	d := strings.Replace(r.Degraded, r.unreadNote, "", 1)
-	d = strings.Replace(d, "; ; ", "; ", 1)
-	return strings.TrimSuffix(strings.TrimPrefix(d, "; "), "; ")
-}
 
 // keepTexts hands the response the text of its results' blobs the
 // search read: the map is the response's own, as the Searcher's grows with

@@ -48,8 +48,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	finish := func(resp *Response) (*Response, error) {
 		resp.unread = s.takeUnread()
 		if why := UnreadNote(resp.unread); why != "" {
-			resp.unreadNote = why
-			resp.Degraded = strings.TrimPrefix(resp.Degraded+"; "+why, "; ")
+			resp.Degrade(NoteUnread, why)
 		}
 		s.keepTexts(resp)
 		resp.TookMs = time.Since(began).Milliseconds()
@@ -142,12 +141,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 				return nil, err
 			}
 			if len(hits) > 0 { // else the other filters left nothing: not the phrase's doing
-				why := fmt.Sprintf("no file holds %s as written: these results hold its words", quoteAll(req.Parsed.Phrases))
-				if resp.Degraded != "" {
-					// The vector side's notice (no embedder, vectors missing) stays.
-					why = resp.Degraded + "; " + why
-				}
-				resp.Degraded = why
+				// After the vector side's note (no embedder, vectors missing).
+				resp.Degrade(NotePhrase, fmt.Sprintf("no file holds %s as written: these results hold its words", quoteAll(req.Parsed.Phrases)))
 			}
 		}
 		lap("filter", t0)

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/pack"
+	"github.com/git-kb/git-kb/search"
+)
+
+// damaged is an engine on a repository of the files of engine_test.go
+// with a failing rerank endpoint configured, indexed, then missing the
+// object of lost's blob; it collects the engine's notices, formatted.
+func damaged(t *testing.T, lost string) (*Engine, *[]string) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	dir := gittest.New(t, files)
+	gittest.Git(t, dir, "config", "kb.rerank.baseURL", srv.URL)
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	k, err := Open(context.Background(), repo, Options{Getenv: func(string) string { return "" }, Version: "test",
+		Note: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := k.OpenView(context.Background(), "", false) // indexes HEAD
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	blob := gittest.Git(t, dir, "rev-parse", "HEAD:"+lost)
+	if err := os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	return k, &notes
+}
+
+// TestDegradedNotes: each reason a search gives for answering less than
+// asked is a typed note, Degraded their texts joined in the order met,
+// and a context pack repeats all but the unread files' note, which it
+// says itself (what it left out), so that each is said once.
+func TestDegradedNotes(t *testing.T) {
+	ctx := context.Background()
+	const lost = "docs/adr/0001-connection-pool.md"
+	k, notes := damaged(t, lost)
+	// The phrase is not in the ADR as written (its words are), the
+	// ADR's blob is gone, and the judge answers 503.
+	q := `"连接池 默认"`
+	parsed, err := search.ParseQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := search.Request{Query: q, Parsed: parsed, K: 3}
+	r, err := k.Search(ctx, SearchRequest{Request: req, Rerank: "endpoint"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(paths(r), lost) {
+		t.Fatalf("results %v, want %s (cited, without its snippet)", paths(r), lost)
+	}
+	var kinds []search.NoteKind
+	var texts []string
+	for _, n := range r.Notes() {
+		kinds, texts = append(kinds, n.Kind), append(texts, n.Text)
+	}
+	if want := []search.NoteKind{search.NotePhrase, search.NoteUnread, search.NoteRerank}; !slices.Equal(kinds, want) {
+		t.Fatalf("note kinds %v, want %v: %q", kinds, want, texts)
+	}
+	if !strings.HasPrefix(texts[1], "cannot read "+lost+": ") || texts[1] != search.UnreadNote(r.Unread()) {
+		t.Errorf("unread note %q", texts[1])
+	}
+	if r.Degraded != strings.Join(texts, "; ") {
+		t.Errorf("degraded %q, want the notes joined: %q", r.Degraded, texts)
+	}
+	besides := r.DegradedBesides(search.NoteUnread)
+	if besides != texts[0]+"; "+texts[2] {
+		t.Errorf("degraded besides the unread files: %q", besides)
+	}
+
+	*notes = nil
+	p, err := k.ContextPack(ctx, ContextRequest{Request: req, Rerank: "endpoint", Budget: 2000, Ratios: pack.DefaultRatios, Format: pack.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("search: %q; pack's notices: %q", r.Degraded, *notes)
+	if !slices.Contains(*notes, besides) {
+		t.Errorf("the pack's notices %q lack the search's other notes %q", *notes, besides)
+	}
+	if n := strings.Count(strings.Join(*notes, "\n"), lost); n != 1 {
+		t.Errorf("the pack's notices name %s %d times, want once: %q", lost, n, *notes)
+	}
+	for _, b := range p.Blocks {
+		if b.Path == lost {
+			t.Errorf("the unreadable %s was packed: %+v", lost, b)
+		}
+	}
+}
