@@ -76,7 +76,7 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 			if p, ok := uncommitted[blob]; ok {
 				lines, err := WorktreeLines(k.Repo, p)
 				if err != nil {
-					return nil, fmt.Errorf("%w: %v", pack.ErrUnreadable, err)
+					return nil, &pack.UnreadableError{Err: err}
 				}
 				return k.Secrets.RedactLines(p, lines), nil
 			}
@@ -84,7 +84,7 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 			if err != nil && (unread || ctx.Err() == nil) {
 				// A damaged or missing object (search degrades the same
 				// way): the pack holds what can be read, and says what not.
-				return nil, fmt.Errorf("%w: %v", pack.ErrUnreadable, err)
+				return nil, &pack.UnreadableError{Err: err}
 			}
 			return lines, err
 		},

@@ -81,14 +81,28 @@ type Pack struct {
 	Blocks  []Block `json:"blocks"`
 	Dropped int     `json:"dropped"` // candidate blocks that did not fit
 	// Unread are the files left out because their text could not be read
-	// (ErrUnreadable: a damaged or missing git object), "path: why".
+	// (an UnreadableError: a damaged or missing git object), "path: why":
+	// UnreadFiles as text, for the JSON output.
 	Unread []string `json:"unread,omitempty"`
+	// UnreadFiles are the same files, each with its error, for a caller
+	// that tells them apart (which of the search's unread files the pack
+	// names) by path rather than by text.
+	UnreadFiles []UnreadFile `json:"-"`
 }
 
-// ErrUnreadable wraps an Options.Lines error for a file to leave out of
-// the pack (Pack.Unread) rather than fail it: its text cannot be read,
-// and the other files' can.
-var ErrUnreadable = errors.New("unreadable")
+// UnreadFile is a file left out of a pack: its text could not be read.
+type UnreadFile struct {
+	Path string
+	Err  error // why: the UnreadableError's Err
+}
+
+// UnreadableError is an Options.Lines error for a file to leave out of the
+// pack (Pack.UnreadFiles) rather than fail it: its text cannot be read (a
+// damaged or missing git object), and the other files' can. Err says why.
+type UnreadableError struct{ Err error }
+
+func (e *UnreadableError) Error() string { return "unreadable: " + e.Err.Error() }
+func (e *UnreadableError) Unwrap() error { return e.Err }
 
 // Options configure Build.
 type Options struct {
@@ -121,8 +135,9 @@ func Build(cands []Candidate, o Options) (*Pack, error) {
 	}
 	readable := files[:0]
 	for _, f := range files {
-		if f.unread != "" {
-			p.Unread = append(p.Unread, f.path+": "+f.unread)
+		if f.unread != nil {
+			p.UnreadFiles = append(p.UnreadFiles, UnreadFile{f.path, f.unread})
+			p.Unread = append(p.Unread, f.path+": "+f.unread.Error())
 			continue
 		}
 		readable = append(readable, f)
@@ -155,7 +170,7 @@ type packFile struct {
 	rank             int
 	spans            []Candidate
 	lines            []string
-	unread           string // why its lines could not be read (ErrUnreadable)
+	unread           error // why its lines could not be read (UnreadableError.Err)
 }
 
 // byFile groups the candidates (in rank order) by file, in order of each
@@ -203,8 +218,8 @@ func (pk *picker) wholeFiles(files []*packFile, o Options, share int) (int, map[
 	whole := map[string]bool{}
 	for _, f := range files {
 		lines, err := o.Lines(f.blob)
-		if errors.Is(err, ErrUnreadable) {
-			f.unread = strings.TrimPrefix(err.Error(), ErrUnreadable.Error()+": ")
+		if ue := (*UnreadableError)(nil); errors.As(err, &ue) {
+			f.unread = ue.Err
 			continue
 		}
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -121,7 +122,7 @@ func TestWholeSmallFilesAndMergedSections(t *testing.T) {
 	}
 }
 
-// TestUnreadableFileLeftOut: a file whose lines are ErrUnreadable is left
+// TestUnreadableFileLeftOut: a file whose lines are an UnreadableError is left
 // out and named in Unread; the others are packed; any other error fails
 // the pack; a pack of nothing has [] blocks, not null.
 func TestUnreadableFileLeftOut(t *testing.T) {
@@ -130,7 +131,7 @@ func TestUnreadableFileLeftOut(t *testing.T) {
 		if l, ok := files[b]; ok {
 			return l, nil
 		}
-		return nil, fmt.Errorf("%w: read blob %s: object not found", ErrUnreadable, b)
+		return nil, &UnreadableError{fmt.Errorf("read blob %s: object not found", b)}
 	}
 	cands := []Candidate{
 		{Path: "lost.md", Blob: "lost", Start: 1, End: 2, Rank: 1},
@@ -150,5 +151,40 @@ func TestUnreadableFileLeftOut(t *testing.T) {
 	_, err = Build(cands, Options{Commit: "c", Budget: 2000, Format: JSON, Counter: byteCounter{}, Lines: func(string) ([]string, error) { return nil, errors.New("boom") }})
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("another error: %v", err)
+	}
+}
+
+// TestUnreadFilesTyped: the files left out are also listed by path with
+// the Lines error itself (an UnreadableError found through wrapping), so
+// a caller tells them apart by path and by error, not by the text.
+func TestUnreadFilesTyped(t *testing.T) {
+	errLost := errors.New("object not found")
+	lines := func(b string) ([]string, error) {
+		switch b {
+		case "ok":
+			return []string{"# 连接池", "连接池说明"}, nil
+		case "lost":
+			return nil, fmt.Errorf("pool.md: %w", &UnreadableError{fmt.Errorf("read blob %s: %w", b, errLost)})
+		}
+		return nil, &UnreadableError{errors.New("bad pack header")}
+	}
+	cands := []Candidate{
+		{Path: "docs/a: b.md", Blob: "lost", Start: 1, End: 2, Rank: 1}, // ": " in a path
+		{Path: "ok.md", Blob: "ok", Start: 1, End: 2, Rank: 2},
+		{Path: "docs/a", Blob: "damaged", Start: 1, End: 2, Rank: 3},
+	}
+	p, err := Build(cands, Options{Commit: "c", Budget: 2000, Format: JSON, Counter: byteCounter{}, Lines: lines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.UnreadFiles) != 2 || p.UnreadFiles[0].Path != "docs/a: b.md" || !errors.Is(p.UnreadFiles[0].Err, errLost) ||
+		p.UnreadFiles[1].Path != "docs/a" || p.UnreadFiles[1].Err.Error() != "bad pack header" {
+		t.Fatalf("unread files %+v", p.UnreadFiles)
+	}
+	if want := []string{"docs/a: b.md: read blob lost: object not found", "docs/a: bad pack header"}; !slices.Equal(p.Unread, want) {
+		t.Errorf("unread %q, want %q", p.Unread, want)
+	}
+	if strings.Contains(Render(p), "UnreadFiles") {
+		t.Errorf("the typed list is in the JSON: %s", Render(p))
 	}
 }
