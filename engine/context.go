@@ -99,7 +99,7 @@ func (k *Engine) ContextPack(ctx context.Context, r ContextRequest) (*pack.Pack,
 	// phrase filter left them out): named as the search names them.
 	var others []search.Unread
 	for _, u := range resp.Unread() {
-		if !slices.ContainsFunc(p.Unread, func(s string) bool { return strings.HasPrefix(s, u.Path+": ") }) {
+		if !slices.ContainsFunc(p.UnreadFiles, func(f pack.UnreadFile) bool { return f.Path == u.Path }) {
 			others = append(others, u)
 		}
 	}
