@@ -25,13 +25,31 @@ var (
 	// ErrEmptyRepo means HEAD points at a branch with no commits yet.
 	ErrEmptyRepo = errors.New("the repository has no commits yet")
 	// ErrNoSuchRev means a revision did not resolve to a commit.
-	ErrNoSuchRev = errors.New("unknown revision")
+	ErrNoSuchRev error = &missing{"unknown revision", true}
 	// ErrNotACommit means a revision names an object that is not a commit
 	// (a blob or a tree), where a commit is needed.
-	ErrNotACommit = errors.New("not a commit")
+	ErrNotACommit error = &missing{"not a commit", true}
 	// ErrNoSuchPath means a path is not in the commit's tree.
-	ErrNoSuchPath = errors.New("path not in commit")
+	ErrNoSuchPath error = &missing{"path not in commit", false}
 )
+
+// missing is the type of the errors for a revision or a path the
+// repository has not got. Its methods say which to a caller that does
+// not import gitx: search.ReadCited reads an argument with a colon both
+// as <rev>:<path> and as a path, and tells the readings' misses apart by
+// them (git kb show and the MCP server's get_document).
+type missing struct {
+	msg string
+	rev bool // a revision that names no commit, else a path not in one
+}
+
+func (e *missing) Error() string { return e.msg }
+
+// NoRevision says the error is for a revision that names no commit.
+func (e *missing) NoRevision() bool { return e.rev }
+
+// NoPath says the error is for a path the commit has not got.
+func (e *missing) NoPath() bool { return !e.rev }
 
 // GitError is a failed git command.
 type GitError struct {

@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/git-kb/git-kb/chunk"
-	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/pack"
 	"github.com/git-kb/git-kb/review"
@@ -416,7 +415,7 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 	}
 	// A citation, or a path (which may hold a colon itself): the same
 	// reading as git kb show's.
-	got, err := search.ReadCited(p, rev, citationMisses, func(c search.Citation) (file, error) {
+	got, err := search.ReadCited(p, rev, func(c search.Citation) (file, error) {
 		clean, err := repoPath(c.Path)
 		if err != nil {
 			return file{}, err
@@ -632,7 +631,3 @@ func (t *tools) indexStatus(ctx context.Context, _ *sdk.CallToolRequest, in Stat
 	rep, err := r.Backend.Status(ctx)
 	return nil, rep, err
 }
-
-// citationMisses are the Backend's errors for a revision or a path that is
-// not there (engine wraps git's), as search.ReadCited tells them apart.
-var citationMisses = search.Misses{NoRevision: []error{gitx.ErrNoSuchRev, gitx.ErrNotACommit}, NoPath: gitx.ErrNoSuchPath}

@@ -87,15 +87,16 @@ type Cited[T any] struct {
 //     the other;
 //   - when neither does, the error names both readings.
 //
-// read's errors are told apart by m's sentinels (the caller's git
-// layer's: search does not import it): m.NoRevision, no revision before
-// the colon; m.NoPath, no such file at that revision. When rev is given
+// read's errors are told apart by methods of the git layer's errors in
+// their chain (gitx's; search does not import it): NoRevision() true, no
+// revision before the colon; NoPath() true, no such file at that
+// revision. When rev is given
 // and the text before the colon is another revision, arg is read only as
 // a path at rev: the caller named the revision already.
 //
 // It is the one place both git kb show and the MCP server's get_document
 // decide what an argument names.
-func ReadCited[T any](arg, rev string, m Misses, read func(Citation) (T, error)) (Cited[T], error) {
+func ReadCited[T any](arg, rev string, read func(Citation) (T, error)) (Cited[T], error) {
 	at := rev
 	if at == "" {
 		at = "HEAD"
@@ -112,7 +113,7 @@ func ReadCited[T any](arg, rev string, m Misses, read func(Citation) (T, error))
 	cit, ok := ParseCitation(arg)
 	if ok && rev != "" && cit.Rev != rev {
 		f, err := read(asPath)
-		if errors.Is(err, m.NoPath) {
+		if noPath(err) {
 			err = fmt.Errorf("%w; if %s is a citation, its revision %q contradicts rev %q: pass one or the other", err, arg, cit.Rev, rev)
 		}
 		return Cited[T]{Citation: asPath, File: f}, err
@@ -137,20 +138,20 @@ func ReadCited[T any](arg, rev string, m Misses, read func(Citation) (T, error))
 		return fromRev, nil
 	case pathErr == nil:
 		switch {
-		case !ok || m.noRevision(revErr):
+		case !ok || noRevision(revErr):
 			// No revision before the colon: a path, plainly.
-		case errors.Is(revErr, m.NoPath):
+		case noPath(revErr):
 			fromPath.Note = fmt.Sprintf("%s: showing %s's file %s, since revision %s has no %s", arg, at, asPath.Path, cit.Rev, cit.Path)
 		default:
 			fromPath.Note = fmt.Sprintf("%s: showing %s's file %s, since reading %s at revision %s failed: %v", arg, at, asPath.Path, cit.Path, cit.Rev, revErr)
 		}
 		return fromPath, nil
 	case !ok:
-		if pathOK && !errors.Is(pathErr, m.NoPath) {
+		if pathOK && !noPath(pathErr) {
 			return Cited[T]{}, pathErr
 		}
 		return Cited[T]{}, fmt.Errorf("%q is %w, nor a file at %s; expected <commit>:<path>#L<start>-L<end>, <repo>@<commit>:<path>#L.. (an org search's) or a file path", arg, ErrNotCitation, at)
-	case m.noRevision(revErr) && errors.Is(pathErr, m.NoPath):
+	case noRevision(revErr) && noPath(pathErr):
 		// Neither reading names anything: say both, with the path's
 		// own words (and suggestions).
 		return Cited[T]{}, fmt.Errorf("%w; nor is %s a file at %s (%v)", revErr, asPath.Path, at, pathErr)
@@ -159,19 +160,17 @@ func ReadCited[T any](arg, rev string, m Misses, read func(Citation) (T, error))
 	}
 }
 
-// Misses are the errors by which ReadCited's read says it found nothing:
-// NoRevision, that the text before a colon names no revision (or no
-// commit); NoPath, that the revision has no such file. errors.Is is used.
-type Misses struct {
-	NoRevision []error
-	NoPath     error
+// noRevision says err is a read's for a revision (the text before a
+// colon) that names no commit: the git layer's error for that has a
+// NoRevision method saying so (search does not import it).
+func noRevision(err error) bool {
+	var m interface{ NoRevision() bool }
+	return errors.As(err, &m) && m.NoRevision()
 }
 
-func (m Misses) noRevision(err error) bool {
-	for _, e := range m.NoRevision {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
+// noPath says err is a read's for a path its revision has not got: the
+// git layer's error for that has a NoPath method saying so.
+func noPath(err error) bool {
+	var m interface{ NoPath() bool }
+	return errors.As(err, &m) && m.NoPath()
 }

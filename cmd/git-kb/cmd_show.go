@@ -130,7 +130,7 @@ type target struct {
 // (#L.. optional), a path with a colon in it included
 // (search.ReadCited decides, as for the MCP server's get_document).
 func showTarget(ctx context.Context, repo *gitx.Repo, arg string) (search.Cited[target], error) {
-	t, err := search.ReadCited(arg, "", citationMisses, func(cit search.Citation) (target, error) {
+	t, err := search.ReadCited(arg, "", func(cit search.Citation) (target, error) {
 		return readAt(ctx, repo, cit)
 	})
 	if errors.Is(err, search.ErrNotCitation) {
@@ -157,7 +157,3 @@ func readAt(ctx context.Context, repo *gitx.Repo, cit search.Citation) (target, 
 	}
 	return target{commit: commit, data: data}, nil
 }
-
-// citationMisses are gitx's errors for a revision or a path that is not
-// there, as search.ReadCited tells them apart.
-var citationMisses = search.Misses{NoRevision: []error{gitx.ErrNoSuchRev, gitx.ErrNotACommit}, NoPath: gitx.ErrNoSuchPath}
