@@ -61,13 +61,26 @@ func platformOf(p string) string {
 	return ""
 }
 
-// namesPlatform reports whether the question names the platform.
+// namesPlatform reports whether the question names the platform: one of
+// its words, standing alone (between characters that are no ASCII
+// letters, so 用macOS部署 and Windows10 count), not inside another word:
+// JSON names no js, HMAC no mac, scenarios no ios.
 func namesPlatform(question, platform string) bool {
 	q := strings.ToLower(question)
 	for _, w := range minorPlatforms[platform] {
-		if strings.Contains(q, w) {
-			return true
+		for from := 0; ; {
+			i := strings.Index(q[from:], w)
+			if i < 0 {
+				break
+			}
+			i += from
+			if end := i + len(w); (i == 0 || !asciiLetter(q[i-1])) && (end == len(q) || !asciiLetter(q[end])) {
+				return true
+			}
+			from = i + 1
 		}
 	}
 	return false
 }
+
+func asciiLetter(c byte) bool { return 'a' <= c && c <= 'z' }

@@ -51,3 +51,40 @@ func TestPlatformVariantRanksBelow(t *testing.T) {
 		t.Errorf("a question naming Windows: %v, priors %v; want the Windows file first, unscaled", paths, prior)
 	}
 }
+
+// A platform is named by a word of the question, not by letters inside
+// another word: "JSON" names no js, "HMAC" no mac, "scenarios" no ios.
+// Each such question keeps the prior on the variant; a question that
+// writes the platform's word (macOS, js) still lifts it.
+func TestPlatformNamedByWholeWords(t *testing.T) {
+	const text = "func Marshal 把 值 编码 为 JSON 文本 HMAC 签名 scenarios"
+	files := []store.AnalyzedFile{
+		overlayPage("encoding/enc_js.go", []string{text + " 编码"}, 1),
+		overlayPage("encoding/enc.go", []string{text}, 2),
+		overlayPage("crypto/sign_darwin.go", []string{text + " 签名"}, 3),
+		overlayPage("crypto/sign.go", []string{text}, 4),
+		overlayPage("ui/run_ios.go", []string{text + " scenarios"}, 5),
+		overlayPage("ui/run.go", []string{text}, 6),
+	}
+	for q, variant := range map[string]string{
+		"JSON 编码":           "encoding/enc_js.go",
+		"HMAC 签名":           "crypto/sign_darwin.go",
+		"test scenarios 编码": "ui/run_ios.go",
+	} {
+		_, prior := priorOrder(t, &Overlay{Files: files}, q, LeverPlatform, true, "platform")
+		if _, scaled := prior[variant]; !scaled {
+			t.Errorf("%q: %s unscaled (priors %v): the question names no platform", q, variant, prior)
+		}
+	}
+	for q, variant := range map[string]string{
+		"macOS 上 HMAC 签名":   "crypto/sign_darwin.go",
+		"js 下 JSON 编码":      "encoding/enc_js.go",
+		"iOS: scenarios":    "ui/run_ios.go",
+		"macOS14 上 HMAC 签名": "crypto/sign_darwin.go",
+	} {
+		_, prior := priorOrder(t, &Overlay{Files: files}, q, LeverPlatform, true, "platform")
+		if _, scaled := prior[variant]; scaled {
+			t.Errorf("%q: %s scaled (priors %v), though the question names its platform", q, variant, prior)
+		}
+	}
+}
