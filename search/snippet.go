@@ -34,10 +34,22 @@ func snippet(lines []string, start, end int, terms []string) string {
 			best, bestScore = i, sc
 		}
 	}
+	text := joinLines(lines, best, end, true)
+	if text == "" {
+		// Markup alone (a section that is a shortcode and an empty
+		// fence): better shown than nothing.
+		text = joinLines(lines, start, end, false)
+	}
+	return clip(text, useful)
+}
+
+// joinLines joins the non-blank lines from..end, trimmed, with " ⏎ ",
+// until the snippet's length; skipMarkup leaves out markup lines.
+func joinLines(lines []string, from, end int, skipMarkup bool) string {
 	var b strings.Builder
-	for i := best; i <= end && utf8.RuneCountInString(b.String()) < snippetRunes; i++ {
+	for i := from; i <= end && utf8.RuneCountInString(b.String()) < snippetRunes; i++ {
 		l := strings.TrimSpace(strings.TrimRight(lines[i-1], "\r"))
-		if l == "" || markup(l) {
+		if l == "" || skipMarkup && markup(l) {
 			continue
 		}
 		if b.Len() > 0 {
@@ -45,24 +57,43 @@ func snippet(lines []string, start, end int, terms []string) string {
 		}
 		b.WriteString(l)
 	}
-	return clip(b.String(), useful)
+	return b.String()
 }
 
 // markup reports whether a line is a docs generator's markup alone,
-// which says nothing in a one-line snippet: a Hugo shortcode ({{< copyable
-// "sql" >}}, {{% note %}}), an HTML comment, or a code fence (```sql, ~~~).
-// The code inside a fence stays; the citation's lines are unchanged.
+// which says nothing in a one-line snippet: Hugo shortcodes ({{< copyable
+// "sql" >}}, {{% note %}}, side by side or nested), HTML comments, or a
+// code fence (```sql, ~~~). Text outside them (a shortcode, words, a
+// shortcode) makes the line content; an unterminated shortcode or
+// comment is content too. The code inside a fence stays; the citation's
+// lines are unchanged.
 func markup(line string) bool {
 	l := strings.TrimSpace(line)
-	switch {
-	case strings.HasPrefix(l, "{{<") && strings.HasSuffix(l, ">}}"),
-		strings.HasPrefix(l, "{{%") && strings.HasSuffix(l, "%}}"),
-		strings.HasPrefix(l, "<!--") && strings.HasSuffix(l, "-->"):
-		return true
-	case strings.HasPrefix(l, "```"), strings.HasPrefix(l, "~~~"):
+	if strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~") {
 		return !strings.ContainsAny(strings.TrimLeft(l, "`~"), " \t`")
 	}
-	return false
+	depth, seen := 0, false // shortcodes open; any markup met
+	for i := 0; i < len(l); {
+		switch r := l[i:]; {
+		case depth == 0 && strings.HasPrefix(r, "<!--"):
+			j := strings.Index(r[4:], "-->")
+			if j < 0 {
+				return false
+			}
+			i, seen = i+4+j+3, true
+		case strings.HasPrefix(r, "{{<"), strings.HasPrefix(r, "{{%"):
+			depth, seen = depth+1, true
+			i += 3
+		case depth > 0 && (strings.HasPrefix(r, ">}}") || strings.HasPrefix(r, "%}}")):
+			depth--
+			i += 3
+		case depth == 0 && r[0] != ' ' && r[0] != '\t':
+			return false
+		default:
+			i++
+		}
+	}
+	return seen && depth == 0
 }
 
 // usefulTerms are the terms worth marking: single Han characters are not

@@ -42,3 +42,38 @@ func TestSnippetLeavesOutMarkup(t *testing.T) {
 		}
 	}
 }
+
+// Only a line that is markup throughout is left out: text between two
+// shortcodes or comments is the line's content (Kubernetes' docs write
+// {{< glossary_tooltip ... >}} inline), while shortcodes side by side,
+// nested ones included, are still markup. A section that is all markup
+// keeps it rather than showing nothing.
+func TestSnippetMarkupEdges(t *testing.T) {
+	for _, l := range []string{
+		`{{< glossary_tooltip term_id="node" >}} 上运行的 {{< glossary_tooltip term_id="pod" >}}`,
+		`<!-- a --> 回滚步骤 <!-- b -->`,
+		`{{% note %}} 注意 {{% /note %}}`,
+	} {
+		if markup(l) {
+			t.Errorf("%q is taken for markup: the text between is lost from snippets", l)
+		}
+	}
+	for _, l := range []string{
+		`{{< tabs >}}{{< tab "sql" >}}`,
+		`{{< tab name="{{< x >}}" >}}`,
+		`<!-- a --><!-- b -->`,
+		`{{< a >}} <!-- b -->`,
+	} {
+		if !markup(l) {
+			t.Errorf("%q is not taken for markup", l)
+		}
+	}
+	allMarkup := []string{"{{< copyable \"sql\" >}}", "", "```sql", "```", "<!-- 慢查询 -->"}
+	if got := snippet(allMarkup, 1, len(allMarkup), []string{"慢查询"}); !strings.Contains(got, "慢查询") {
+		t.Errorf("a section of markup alone: snippet %q, want its lines rather than nothing", got)
+	}
+	unterminated := []string{"```sql", "select * from slow_query", "<!-- 未结束的注释", "慢查询"}
+	if got := snippet(unterminated, 1, len(unterminated), []string{"slow_query"}); !strings.Contains(got, "select * from slow_query") || !strings.Contains(got, "未结束的注释") {
+		t.Errorf("an unterminated fence and comment: snippet %q, want the code and the comment's text", got)
+	}
+}
