@@ -38,7 +38,7 @@ Examples:
   git kb blame-context                          # the last commit
   git kb blame-context origin/main...HEAD       # this branch, as a PR
   git kb blame-context --staged --format json   # what you are about to commit
-  git kb blame-context HEAD~5..HEAD --max-bytes 60000 | gh pr comment 42 -F -`,
+  git kb blame-context --max-bytes 60000 HEAD~5..HEAD | gh pr comment 42 -F -`,
 		Flags: []cli.Flag{
 			quietFlag,
 			&cli.BoolFlag{Name: "staged", Aliases: []string{"cached"}, Usage: "explain the staged changes (against HEAD)"},

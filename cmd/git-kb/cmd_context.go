@@ -27,7 +27,7 @@ download). Models with other vocabularies count differently: leave 10-20%
 margin. The pack never exceeds the budget by that count.
 
 Examples:
-  git kb context "连接池打满怎么处理" --budget 8000 > ctx.md
+  git kb context --budget 8000 "连接池打满怎么处理" > ctx.md
   git kb context --format json --budget 4000 "@@RetryCount 重试策略"
   git kb context --format xml --ratios 0.3,0.65,0.05 "发布回滚 path:docs/"
   git kb context --related "Charge 扣款 重试"    # with the code it calls`,

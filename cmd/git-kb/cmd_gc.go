@@ -41,8 +41,8 @@ does nothing when there is nothing of an older version, or when a newer
 git-kb uses the same index.`,
 		Flags: []cli.Flag{
 			jsonFlag, quietFlag,
-			&cli.IntFlag{Name: "keep-recent", Value: -1, Usage: "also keep the N most recently indexed commits (default kb.gc.keepRecent or 5)"},
-			&cli.BoolFlag{Name: "tags", Usage: "also keep the views of tagged commits (default kb.gc.keepTags)"},
+			&cli.IntFlag{Name: "keep-recent", Value: -1, DefaultText: "kb.gc.keepRecent or 5", Usage: "also keep the N most recently indexed commits"},
+			&cli.BoolFlag{Name: "tags", DefaultText: "kb.gc.keepTags or false", Usage: "also keep the views of tagged commits"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would be dropped, change nothing"},
 			&cli.BoolFlag{Name: "auto", Usage: "drop only older git-kb versions' index data, keep every view (what git kb index starts after an upgrade)"},
 		},

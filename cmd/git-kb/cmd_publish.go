@@ -45,8 +45,8 @@ Examples:
 		Flags: []cli.Flag{
 			revFlag, jsonFlag, quietFlag,
 			&cli.BoolFlag{Name: "dry-run", Usage: "count what would be written and deleted; write nothing"},
-			&cli.IntFlag{Name: "replicas", Usage: "replication factor of the collection, when this publish creates it (default: the server's)"},
-			&cli.IntFlag{Name: "shards", Usage: "number of shards of the collection, when this publish creates it (default: one per node)"},
+			&cli.IntFlag{Name: "replicas", DefaultText: "the server's", Usage: "replication factor of the collection, when this publish creates it"},
+			&cli.IntFlag{Name: "shards", DefaultText: "one per node", Usage: "number of shards of the collection, when this publish creates it"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

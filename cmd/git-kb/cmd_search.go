@@ -122,7 +122,7 @@ kb.org.timeoutMs; local search is not touched.
 			&cli.BoolFlag{Name: "explain", Usage: "show the parts of each result's score: chunk, other chunks, query coverage, priors"},
 			worktreeFlag,
 			&cli.BoolFlag{Name: "org", Usage: "search every repository published to the organisation's index (kb.org.url; see git kb publish)"},
-			&cli.Float64Flag{Name: "alpha", Usage: "with --org: weight of the vector side in Weaviate's hybrid fusion, 0 (BM25 only) to 1 (vectors only); default kb.org.alpha (0.25)"},
+			&cli.Float64Flag{Name: "alpha", Usage: "with --org: weight of the vector side in Weaviate's hybrid fusion, 0 (BM25 only) to 1 (vectors only)", DefaultText: "kb.org.alpha or 0.25"},
 		}, searchRequestFlags()...),
 		Action: func(c *cli.Context) error {
 			return runSearch(c, e)

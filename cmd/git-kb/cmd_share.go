@@ -54,7 +54,7 @@ must be indexed first (git kb index).
 
 Examples:
   git kb index && git kb push                 # HEAD's branch, to origin
-  git kb push upstream --rev v1.4.0           # a tag's view
+  git kb push --rev v1.4.0 upstream           # a tag's view
   git kb push --all-branches --json           # every indexed local branch`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "rev", Aliases: []string{"r"}, Usage: "the commit(s) to push (repeatable; default HEAD)"},
@@ -143,7 +143,7 @@ REMOTE defaults to git config kb.share.remote, else origin.
 Examples:
   git clone URL && cd repo && git kb pull && git kb search "..."
   git kb pull --verify                 # trust nothing: re-analyse too
-  git kb pull upstream --no-vectors    # another model: lexical data only`,
+  git kb pull --no-vectors upstream    # another model: lexical data only`,
 		Flags: []cli.Flag{revFlag,
 			&cli.BoolFlag{Name: "verify", Usage: "re-analyse every imported file and refuse the pull on any difference"},
 			&cli.BoolFlag{Name: "no-vectors", Usage: "import the lexical data only (your embedder embeds everything)"},
