@@ -1,0 +1,124 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// queryCommands join all their arguments into one query or question,
+// where a flag-like word (go test -v, --follow) can be part of what is
+// asked; only their own long flags written after the query are caught.
+var queryCommands = map[string]bool{"search": true, "context": true, "ask": true}
+
+// flagOrder refuses a command's own flags written after its arguments
+// (git kb push upstream --rev v1.4.0, git kb context "..." --budget 8000).
+// urfave/cli stops reading flags at the first argument, so such a flag was
+// read as an argument: a push or blame-context failed with "takes one ...",
+// and a search or context pack searched for the word "--budget" and
+// silently ignored the budget. The error shows the command as it reads.
+// Everything after "--" is an argument, as usual.
+func flagOrder(app *cli.App, args []string) error {
+	cmds := app.Commands
+	var cmd *cli.Command
+	var path []string
+	i := 1
+	for i < len(args) {
+		var found *cli.Command
+		for _, c := range cmds {
+			if c.HasName(args[i]) {
+				found = c
+			}
+		}
+		if found == nil {
+			break
+		}
+		cmd, path, cmds = found, append(path, found.Name), found.Subcommands
+		i++
+		if len(cmds) == 0 {
+			break
+		}
+	}
+	if cmd == nil || cmd.Hidden || len(cmd.Subcommands) > 0 {
+		return nil
+	}
+	flags := map[string]cli.Flag{}
+	for _, f := range append([]cli.Flag{cli.HelpFlag}, cmd.Flags...) {
+		for _, n := range f.Names() {
+			flags[n] = f
+		}
+	}
+	lookup := func(a string) (cli.Flag, bool) {
+		if len(a) < 2 || a[0] != '-' {
+			return nil, false
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := flags[name]
+		if f == nil {
+			return nil, false
+		}
+		v, ok := f.(cli.DocGenerationFlag)
+		return f, ok && v.TakesValue() && !hasValue
+	}
+	// The flags urfave/cli reads: up to the first argument.
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			break
+		}
+		f, takesValue := lookup(a)
+		if f == nil {
+			return nil // an unknown flag: urfave/cli says so
+		}
+		if takesValue {
+			i++
+		}
+	}
+	if i >= len(args) || args[i] == "--" {
+		return nil
+	}
+	var moved, rest []string
+	for j := i; j < len(args); j++ {
+		a := args[j]
+		if a == "--" {
+			rest = append(rest, args[j:]...)
+			break
+		}
+		f, takesValue := lookup(a)
+		if f == nil || queryCommands[cmd.Name] && !strings.HasPrefix(a, "--") {
+			rest = append(rest, a)
+			continue
+		}
+		moved = append(moved, a)
+		if takesValue && j+1 < len(args) {
+			j++
+			moved = append(moved, args[j])
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	fixed := append(append(append([]string{"git kb"}, path...), args[1+len(path):i]...), moved...)
+	fixed = append(fixed, rest...)
+	for k := 1 + len(path); k < len(fixed); k++ {
+		fixed[k] = shellQuote(fixed[k])
+	}
+	if queryCommands[cmd.Name] {
+		return usagef("flags go before the query (%s after it would be searched for as a word; to search for it, put it inside the quoted query): %s",
+			moved[0], strings.Join(fixed, " "))
+	}
+	return usagef("flags go before the arguments (%s after them is not read as a flag): %s", moved[0], strings.Join(fixed, " "))
+}
+
+// shellQuote quotes an argument for a command line a user can paste:
+// double quotes, as the README writes queries, unless the argument holds
+// characters a shell expands inside them.
+func shellQuote(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`*?[]{}()<>|&;!") && a[0] != '#' && a[0] != '~' {
+		return a
+	}
+	if !strings.ContainsAny(a, "\"\\$`!") {
+		return `"` + a + `"`
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/search"
+)
+
+// TestFlagsAfterArguments: a command's own flag written after its
+// arguments (as the README's examples once did) is refused with the
+// command line that works, instead of being read as a query word (context
+// packed for "回滚 --budget 800" with the default budget) or failing with
+// "takes one REMOTE"; the same flags before the arguments work, and a
+// flag-like word of a question is still a word.
+func TestFlagsAfterArguments(t *testing.T) {
+	dir := gittest.New(t, docs)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"context", "连接池 打满", "--budget", "800"}, `git kb context --budget 800 "连接池 打满"`},
+		{[]string{"search", "-n", "2", "回滚", "--json"}, `git kb search -n 2 --json 回滚`},
+		{[]string{"ask", "怎么回滚", "--budget=900", "--no-stream"}, `git kb ask --budget=900 --no-stream 怎么回滚`},
+		{[]string{"push", "upstream", "--rev", "HEAD"}, `git kb push --rev HEAD upstream`},
+		{[]string{"blame-context", "--format", "json", "HEAD", "--max-bytes", "100"}, `git kb blame-context --format json --max-bytes 100 HEAD`},
+		{[]string{"show", "HEAD:docs/runbook/rollback.md#L1-L3", "-n"}, `git kb show -n HEAD:docs/runbook/rollback.md#L1-L3`},
+	} {
+		out, errs, code := kb(t, dir, c.args...)
+		if code != exitUsage || !strings.Contains(errs, "flags go before") || !strings.Contains(errs, c.want) || out != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit %d and %q", c.args, code, errs, out, exitUsage, c.want)
+		}
+	}
+
+	if out, errs, code := kb(t, dir, "context", "--budget", "800", "连接池 打满"); code != exitOK || !strings.Contains(out, "Context for: 连接池 打满\n") {
+		t.Errorf("flags first: exit %d %q\n%s", code, errs, out)
+	}
+	if out, errs, code := kb(t, dir, "show", "-n", "HEAD:docs/runbook/rollback.md#L1-L2"); code != exitOK || !strings.HasPrefix(strings.TrimSpace(out), "1") {
+		t.Errorf("show -n first: exit %d %q\n%s", code, errs, out)
+	}
+	// Words of a question: a short flag (go test -v), a flag that is not
+	// search's (--follow), and anything after "--".
+	for _, c := range []struct {
+		args  []string
+		query string
+	}{
+		{[]string{"search", "--json", "回滚", "-v"}, "回滚 -v"},
+		{[]string{"search", "--json", "git", "log", "--follow", "回滚"}, "git log --follow 回滚"},
+		{[]string{"search", "--json", "--", "回滚", "--json"}, "回滚 --json"},
+	} {
+		var r search.Response
+		kbJSON(t, dir, &r, c.args...)
+		if r.Query != c.query {
+			t.Errorf("%q: query %q, want %q", c.args, r.Query, c.query)
+		}
+	}
+}
