@@ -275,3 +275,20 @@ func TestCompareTakesTurns(t *testing.T) {
 		t.Errorf("a and c rank alike, yet moved: %+v", m)
 	}
 }
+
+// A query file saved by a Windows editor loads: a UTF-8 byte-order mark
+// before the first line and CRLF line ends are not part of the JSON.
+func TestLoadBOMAndCRLF(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "win.jsonl")
+	body := "\ufeff" + `{"id": "a", "query": "回滚", "relevant": ["a.md"]}` + "\r\n\r\n" + `{"id": "b", "query": "扩容", "relevant": ["b.md"], "lang": "zh"}` + "\r\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qs, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 2 || qs[0].ID != "a" || qs[1].Lang != "zh" || qs[1].Where != p+":3" {
+		t.Errorf("loaded %+v", qs)
+	}
+}

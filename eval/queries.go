@@ -60,13 +60,18 @@ func Load(paths ...string) ([]Query, error) {
 }
 
 // Parse reads one JSONL query set; name is used in messages. Blank lines
-// are skipped; unknown fields are ignored, as score.py ignores them.
+// are skipped; unknown fields are ignored, as score.py ignores them; a
+// UTF-8 byte-order mark and CRLF line ends are read past.
 func Parse(r io.Reader, name string) ([]Query, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	var out []Query
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
+		if n == 1 {
+			// A byte-order mark, as Windows editors save UTF-8.
+			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		}
 		if len(line) == 0 {
 			continue
 		}
