@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/eval"
+	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/search"
 	"github.com/urfave/cli/v2"
 )
@@ -118,6 +119,7 @@ Examples:
 			}
 			defer v.Close()
 			note := notifier(e, quiet)
+			warnUnrankable(c.Context, note, repo, v, qs)
 			out := evalReport{Commit: hex.EncodeToString(v.Commit[:]), Files: files, Queries: len(qs)}
 			names := make([]string, len(runners))
 			searches := make([]eval.SearchFunc, len(runners))
@@ -141,6 +143,53 @@ Examples:
 			printEval(e.Stdout, out, c.Bool("verbose"))
 			return nil
 		},
+	}
+}
+
+// unrankableShown is how many unrankable relevant paths eval names.
+const unrankableShown = 10
+
+// warnUnrankable names the relevant paths the view cannot rank: not in
+// the commit's tree (a typo, a file renamed since it was labelled), or
+// in it but not indexed (binary, vendored, too large, kb.exclude). Such a
+// question is a miss in every configuration whatever the search does, so
+// the label is worth a look before the figures are believed.
+func warnUnrankable(ctx context.Context, note func(string, ...any), repo *gitx.Repo, v *engine.View, qs []eval.Query) {
+	indexed := map[string]bool{}
+	for _, e := range v.View.Entries {
+		if e.N > 0 {
+			indexed[e.Path] = true
+		}
+	}
+	at := hex.EncodeToString(v.Commit[:])
+	var tree map[string]bool // read at the first path not indexed
+	n := 0
+	for _, q := range qs {
+		for _, p := range q.Relevant {
+			if indexed[p] {
+				continue
+			}
+			if n++; n > unrankableShown {
+				continue
+			}
+			if tree == nil {
+				tree = map[string]bool{}
+				if _, t, err := repo.Resolve(ctx, at); err == nil {
+					entries, _ := repo.ListTree(ctx, t)
+					for _, e := range entries {
+						tree[e.Path] = true
+					}
+				}
+			}
+			why := "is no file at"
+			if tree[p] {
+				why = "is not indexed (binary, vendored, too large or excluded) at"
+			}
+			note("eval: %s (%s): relevant path %s %s %s: the question misses in every configuration", q.Where, q.ID, p, why, at[:12])
+		}
+	}
+	if n > unrankableShown {
+		note("eval: ... %d more relevant paths that cannot rank", n-unrankableShown)
 	}
 }
 

@@ -186,3 +186,39 @@ func TestEvalBadInput(t *testing.T) {
 		t.Error("a refused eval indexed the repository")
 	}
 }
+
+// A relevant path that cannot rank (a typo, a file the indexer skips) is
+// named on stderr with its line, so a label's mistake is not read as the
+// search's; the figures and the JSON are the same as without the warning.
+func TestEvalNamesUnrankablePaths(t *testing.T) {
+	files := map[string]string{"logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00binary"}
+	for p, text := range docs {
+		files[p] = text
+	}
+	dir := gittest.New(t, files)
+	qf := writeQueries(t, "typo.jsonl", evalQueries+
+		`{"id": "t1", "query": "回滚", "relevant": ["docs/runbook/rolback.md", "docs/runbook/rollback.md"]}`+"\n"+
+		`{"id": "t2", "query": "logo", "relevant": ["logo.png"]}`+"\n")
+	out, errs, code := kb(t, dir, "eval", "--json", qf)
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"typo.jsonl:6 (t1): relevant path docs/runbook/rolback.md is no file at ",
+		"typo.jsonl:7 (t2): relevant path logo.png is not indexed",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(errs, "rollback.md is") || strings.Contains(errs, "README.md is") {
+		t.Errorf("an indexed path is named:\n%s", errs)
+	}
+	var rep evalReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Queries != 6 {
+		t.Fatalf("eval --json: %v, %d queries\n%s", err, rep.Queries, out)
+	}
+	if _, errs, _ := kb(t, dir, "eval", "-q", qf); strings.Contains(errs, "relevant path") {
+		t.Errorf("-q still warns: %s", errs)
+	}
+}
