@@ -445,8 +445,14 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 	if end == 0 {
 		end = len(lines)
 	}
-	if start < 1 || end < start || start > len(lines) {
+	if start < 1 || end < 0 {
+		return nil, nil, fmt.Errorf("start_line %d, end_line %d: lines count from 1", start, end)
+	}
+	if start > len(lines) {
 		return nil, nil, fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, clean, len(lines), short(commit))
+	}
+	if end < start {
+		return nil, nil, fmt.Errorf("lines %d-%d: the range ends before it starts; ask for %d-%d", start, end, end, start)
 	}
 	end = min(end, len(lines))
 	redactWindow(r.Secrets, clean, lines, start, end)

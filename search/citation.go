@@ -32,6 +32,9 @@ func ParseCitation(s string) (c Citation, ok bool) {
 		if m[4] != "" {
 			c.End, _ = strconv.Atoi(m[4])
 		}
+		// Lines count from 1: #L0 is the first line, not "no range"
+		// (which a Start of 0 would say).
+		c.Start, c.End = max(c.Start, 1), max(c.End, 1)
 	}
 	return c, true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -146,7 +147,9 @@ func readAt(ctx context.Context, repo *gitx.Repo, cit search.Citation) (target, 
 	if err != nil {
 		return target{}, err
 	}
-	_, data, err := repo.FileAt(commit, strings.TrimPrefix(cit.Path, "/"))
+	// As the tree writes it: ./x, a//b and d/../x name what get_document
+	// reads for them (a way out of the tree names nothing in it).
+	_, data, err := repo.FileAt(commit, path.Clean(strings.TrimPrefix(cit.Path, "/")))
 	if errors.Is(err, gitx.ErrNoSuchPath) {
 		if near := sameNamed(ctx, repo, tree, cit.Path); len(near) > 0 {
 			return target{}, fmt.Errorf("%w; did you mean %s?", err, strings.Join(near, ", "))
