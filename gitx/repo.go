@@ -156,13 +156,23 @@ func isBare(d string) bool {
 // KBDir is where git-kb keeps its data: <common git dir>/kb.
 func (r *Repo) KBDir() string { return filepath.Join(r.CommonDir, "kb") }
 
+// errLeftToGit stands for go-git's answer when Resolve asks git alone.
+var errLeftToGit = errors.New("left to git")
+
 // Resolve turns a revision (HEAD, a branch, a tag, a SHA prefix, HEAD~3...)
 // into its commit and that commit's tree.
 func (r *Repo) Resolve(ctx context.Context, rev string) (commit, tree Hash, err error) {
 	if rev == "" {
 		rev = "HEAD"
 	}
-	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	var h *plumbing.Hash
+	err = errLeftToGit
+	if !strings.ContainsAny(rev, ":{") {
+		// go-git reads a revision's path (v1:x.md) and a peel
+		// (main^{tree}) as if absent, the commit before them: those
+		// (and reflogs, HEAD@{1}) are git's to resolve.
+		h, err = r.repo.ResolveRevision(plumbing.Revision(rev))
+	}
 	if err != nil {
 		if rev == "HEAD" && isUnborn(r.repo) {
 			return Hash{}, Hash{}, ErrEmptyRepo
