@@ -150,6 +150,14 @@ func readAt(ctx context.Context, repo *gitx.Repo, cit search.Citation) (target, 
 	// As the tree writes it: ./x, a//b and d/../x name what get_document
 	// reads for them (a way out of the tree names nothing in it).
 	_, data, err := repo.FileAt(commit, path.Clean(strings.TrimPrefix(cit.Path, "/")))
+	if errors.Is(err, gitx.ErrNoSuchPath) && strings.Contains(cit.Path, `\`) {
+		// Windows' separators (.\docs\x.md, as PowerShell completes
+		// it), read as get_document reads them, once the path as
+		// written (a file named a\b.md elsewhere) is not there.
+		if _, d, err2 := repo.FileAt(commit, path.Clean(strings.TrimPrefix(strings.ReplaceAll(cit.Path, `\`, "/"), "/"))); err2 == nil {
+			data, err = d, nil
+		}
+	}
 	if errors.Is(err, gitx.ErrNoSuchPath) {
 		if near := sameNamed(ctx, repo, tree, cit.Path); len(near) > 0 {
 			return target{}, fmt.Errorf("%w; did you mean %s?", err, strings.Join(near, ", "))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -26,6 +27,7 @@ func TestShowAndGetDocumentAgreeOnPaths(t *testing.T) {
 		{"HEAD:./docs/guide.md#L3", "three\n"},
 		{"docs/guide.md#L0-L2", "one\ntwo\n"},
 		{"docs/guide.md#L0", "one\n"},
+		{`.\docs\guide.md#L2`, "two\n"}, // Windows' separators
 	} {
 		out, errs, code := kb(t, dir, "show", c.arg)
 		if code != 0 || out != c.want {
@@ -53,6 +55,14 @@ func TestShowAndGetDocumentAgreeOnPaths(t *testing.T) {
 	}
 	if msg := callTool(t, s, "get_document", map[string]any{"path": "docs/guide.md", "end_line": -1}, &doc); !strings.Contains(msg, "end_line -1: lines count from 1") {
 		t.Errorf("get_document end_line -1: %q", msg)
+	}
+	// A file whose name holds a backslash (not on Windows) reads as
+	// itself: the separators are read so only when it is not there.
+	if runtime.GOOS != "windows" {
+		gittest.Commit(t, dir, "backslash", map[string]string{`docs\guide.md`: "literal\n"})
+		if out, errs, code := kb(t, dir, "show", `docs\guide.md`); code != 0 || out != "literal\n" {
+			t.Errorf("show of a file named with a backslash: exit %d %q %s", code, out, errs)
+		}
 	}
 	// Still no way out of the repository by either.
 	if _, errs, code := kb(t, dir, "show", "docs/../../etc/passwd"); code == 0 || strings.Contains(errs, "root:") {
