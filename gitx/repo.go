@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Hash is a git object name (SHA-1).
@@ -261,12 +262,27 @@ func (r *Repo) FileAt(commit Hash, path string) (Hash, []byte, error) {
 		return Hash{}, nil, fmt.Errorf("read tree of %s: %w", commit, err)
 	}
 	e, err := t.FindEntry(path)
-	if err != nil || !e.Mode.IsFile() {
+	if err == nil && !e.Mode.IsFile() {
+		kind := "a directory"
+		if e.Mode == filemode.Submodule {
+			kind = "a submodule (a commit of another repository: read it there)"
+		}
+		return Hash{}, nil, notAFile(fmt.Sprintf("%s:%s is %s, not a file", commit.String()[:12], path, kind))
+	}
+	if err != nil {
 		return Hash{}, nil, fmt.Errorf("%s:%s: %w", commit.String()[:12], path, ErrNoSuchPath)
 	}
 	data, err := r.ReadBlob(e.Hash)
 	return e.Hash, data, err
 }
+
+// notAFile is FileAt's error for a directory or a submodule at the path:
+// what it is, in its own words; still ErrNoSuchPath (no file there) to a
+// caller telling misses apart.
+type notAFile string
+
+func (e notAFile) Error() string { return string(e) }
+func (notAFile) Unwrap() error   { return ErrNoSuchPath }
 
 // ReadBlob reads one blob with go-git (no fork; right for a handful).
 func (r *Repo) ReadBlob(h Hash) ([]byte, error) {

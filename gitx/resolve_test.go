@@ -49,3 +49,27 @@ func TestResolveRefusesWhatNamesNoCommit(t *testing.T) {
 		}
 	}
 }
+
+// FileAt says what is at a path that holds no file: a directory, or a
+// submodule (a gitlink, whose commit is another repository's); either is
+// still ErrNoSuchPath to a caller telling misses apart.
+func TestFileAtNamesDirectoriesAndSubmodules(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"docs/x.md": "# x\n"})
+	sub := strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	gittest.Git(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+sub+",vendor/lib")
+	gittest.Git(t, dir, "commit", "-qm", "gitlink")
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, err := repo.Resolve(t.Context(), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{"docs": "docs is a directory, not a file", "vendor/lib": "vendor/lib is a submodule", "nope.md": "nope.md: path not in commit"} {
+		_, _, err := repo.FileAt(head, p)
+		if !errors.Is(err, gitx.ErrNoSuchPath) || !strings.Contains(err.Error(), want) {
+			t.Errorf("FileAt(%s) = %v; want ErrNoSuchPath saying %q", p, err, want)
+		}
+	}
+}
