@@ -20,12 +20,13 @@ var platformWeight = 0.7
 
 // minorPlatforms are the GOOS values (and the bsd family's file suffix)
 // of the platforms a Go file name may restrict it to, other than linux.
-// Each lists the words by which a question names the platform.
+// Each lists the words by which a question names the platform, Chinese
+// ones included (安卓 is how Chinese writes Android, 苹果 Apple's).
 var minorPlatforms = map[string][]string{
-	"windows":   {"windows", "win32", "win64", "winapi"},
-	"darwin":    {"darwin", "macos", "mac", "osx"},
-	"ios":       {"ios", "iphone"},
-	"android":   {"android"},
+	"windows":   {"windows", "win32", "win64", "winapi", "视窗"},
+	"darwin":    {"darwin", "macos", "mac", "osx", "苹果"},
+	"ios":       {"ios", "iphone", "苹果"},
+	"android":   {"android", "安卓"},
 	"plan9":     {"plan9", "plan 9"},
 	"js":        {"js", "javascript", "wasm", "browser"},
 	"wasip1":    {"wasi", "wasm"},

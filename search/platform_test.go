@@ -60,11 +60,9 @@ func TestPlatformNamedByWholeWords(t *testing.T) {
 	const text = "func Marshal 把 值 编码 为 JSON 文本 HMAC 签名 scenarios"
 	files := []store.AnalyzedFile{
 		overlayPage("encoding/enc_js.go", []string{text + " 编码"}, 1),
-		overlayPage("encoding/enc.go", []string{text}, 2),
 		overlayPage("crypto/sign_darwin.go", []string{text + " 签名"}, 3),
-		overlayPage("crypto/sign.go", []string{text}, 4),
 		overlayPage("ui/run_ios.go", []string{text + " scenarios"}, 5),
-		overlayPage("ui/run.go", []string{text}, 6),
+		overlayPage("encoding/enc_android.go", []string{text + " 编码"}, 7),
 	}
 	for q, variant := range map[string]string{
 		"JSON 编码":           "encoding/enc_js.go",
@@ -81,6 +79,8 @@ func TestPlatformNamedByWholeWords(t *testing.T) {
 		"js 下 JSON 编码":      "encoding/enc_js.go",
 		"iOS: scenarios":    "ui/run_ios.go",
 		"macOS14 上 HMAC 签名": "crypto/sign_darwin.go",
+		"苹果电脑上 HMAC 签名":     "crypto/sign_darwin.go",
+		"安卓手机 上 JSON 编码":    "encoding/enc_android.go",
 	} {
 		_, prior := priorOrder(t, &Overlay{Files: files}, q, LeverPlatform, true, "platform")
 		if _, scaled := prior[variant]; scaled {
