@@ -4,7 +4,7 @@
 #   ./install.sh                 # to /usr/local/bin as root, else ~/.local/bin
 #   PREFIX=/opt/git-kb ./install.sh
 #
-# Needs Go 1.24+ and git. Nothing else: the Chinese dictionary is built in.
+# Needs Go 1.26.8+ (go.mod) and git. Nothing else: the Chinese dictionary is built in.
 set -eu
 cd "$(dirname "$0")"
 
@@ -17,7 +17,7 @@ if ! command -v go >/dev/null 2>&1; then
 	if [ -x /usr/local/go/bin/go ]; then
 		PATH="/usr/local/go/bin:$PATH"
 	else
-		echo "install.sh: Go 1.24 or newer is needed to build git-kb (https://go.dev/dl/)" >&2
+		echo "install.sh: Go 1.26.8 or newer is needed to build git-kb (https://go.dev/dl/)" >&2
 		exit 1
 	fi
 fi
