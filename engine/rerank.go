@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,8 @@ func (k *Engine) Scorer(mode string, query string) (rerank.Scorer, error) {
 
 // ApplyRerank reorders resp's results with the judge s and keeps the
 // first k2; on failure the results stay as they were and resp.Degraded
-// says why.
+// says why. Passages the judge gave no score keep their place (Degraded
+// says so, with the judge's reply).
 func (k *Engine) ApplyRerank(ctx context.Context, resp *search.Response, s rerank.Scorer, mode, query string, k2 int, minScore float64) {
 	if len(resp.Results) == 0 {
 		return
@@ -110,7 +112,12 @@ func (k *Engine) ApplyRerank(ctx context.Context, resp *search.Response, s reran
 		r.PreRank, r.Rank = r.Rank, len(out)+1
 		out = append(out, r)
 	}
-	if err != nil {
+	// A judge that gave some passages no score reranked the others: the
+	// answer is reranked, and says which it could not judge.
+	var unscored *rerank.UnscoredError
+	if errors.As(err, &unscored) && unscored.N < len(head) {
+		resp.Degrade(search.NoteRerank, "rerank: "+err.Error())
+	} else if err != nil {
 		resp.Degrade(search.NoteRerank, "rerank failed ("+err.Error()+"); results are in fusion order")
 		resp.Results = resp.Results[:min(k2, len(resp.Results))]
 		return

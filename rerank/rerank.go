@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,7 +44,8 @@ type Scorer interface {
 
 // Options tune Apply.
 type Options struct {
-	// MinScore drops results the judge scored below it (0: keep all).
+	// MinScore drops results the judge scored below it (0: keep all);
+	// results it gave no score are kept.
 	MinScore float64
 	// Weight of the judge in the blend (default 0.7); the rest is the
 	// fusion rank.
@@ -52,6 +54,12 @@ type Options struct {
 
 // Apply scores results with s and reorders them by the blend of the
 // judge's score and their rank before. It fills RerankScore and PreRank.
+//
+// When the judge gave no score for some candidates (an *UnscoredError),
+// Apply still returns the results, with that error: an unscored result
+// keeps its first-stage place (and no RerankScore; MinScore does not drop
+// it), the scored ones are reordered among the other places. Any other
+// error returns no results.
 func Apply(ctx context.Context, s Scorer, query string, results []search.Result, cands []Candidate, o Options) ([]search.Result, error) {
 	if len(results) == 0 {
 		return results, nil
@@ -60,7 +68,8 @@ func Apply(ctx context.Context, s Scorer, query string, results []search.Result,
 		o.Weight = 0.7
 	}
 	scores, err := s.Score(ctx, query, cands)
-	if err != nil {
+	var unscored *UnscoredError
+	if err != nil && !errors.As(err, &unscored) {
 		return nil, err
 	}
 	n := float64(len(results))
@@ -68,25 +77,64 @@ func Apply(ctx context.Context, s Scorer, query string, results []search.Result,
 		r     search.Result
 		blend float64
 	}
-	var out []scored
+	var judged []scored
 	for i, r := range results {
 		sc := scores[i]
-		if o.MinScore > 0 && sc < o.MinScore {
+		r.PreRank = r.Rank
+		if Unscored(sc) || o.MinScore > 0 && sc < o.MinScore {
 			continue
 		}
-		r.PreRank = r.Rank
 		v := sc
 		r.RerankScore = &v
 		rankScore := 1 - float64(i)/n // 1 for the first, falling linearly
-		out = append(out, scored{r, o.Weight*sc/10 + (1-o.Weight)*rankScore})
+		judged = append(judged, scored{r, o.Weight*sc/10 + (1-o.Weight)*rankScore})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].blend > out[j].blend })
-	res := make([]search.Result, len(out))
-	for i, x := range out {
-		x.r.Rank = i + 1
-		res[i] = x.r
+	sort.SliceStable(judged, func(i, j int) bool { return judged[i].blend > judged[j].blend })
+	// The judged fill the places of the judged, in blend order; the
+	// unscored stay where they were; those under MinScore leave.
+	var res []search.Result
+	for i, r := range results {
+		switch {
+		case Unscored(scores[i]):
+			r.PreRank = r.Rank
+			res = append(res, r)
+		case o.MinScore > 0 && scores[i] < o.MinScore:
+		default:
+			res = append(res, judged[0].r)
+			judged = judged[1:]
+		}
 	}
-	return res, nil
+	for i := range res {
+		res[i].Rank = i + 1
+	}
+	return res, err
+}
+
+// Unscored reports whether a score from Scorer is "no score": the judge's
+// reply was not one (NaN).
+func Unscored(v float64) bool { return math.IsNaN(v) }
+
+// UnscoredError says the judge gave no score for some candidates: its
+// replies were not what the prompt asks for. Score returns the scores
+// with it, NaN where there is none.
+type UnscoredError struct {
+	Model string // the judge's model
+	N, Of int    // candidates without a score, candidates asked about
+	Reply string // the first reply that was not a score
+}
+
+func (e *UnscoredError) Error() string {
+	return fmt.Sprintf("the judge %s gave no score for %d of %d passages (it answered %s, not a number 0-10); they keep their first-stage rank",
+		e.Model, e.N, e.Of, quoteShort(e.Reply, 80))
+}
+
+// quoteShort quotes s on one line, cut to max runes with "...".
+func quoteShort(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // Keywords normalises a query for the cache: lower-cased words, sorted,
@@ -125,7 +173,33 @@ func (l *LLM) Calls() int {
 const judgePrompt = `Rate how well the passage answers or is directly relevant to the query, from 0 (unrelated) to 10 (exactly what is asked).
 Reply with the number only.`
 
-var numberRE = regexp.MustCompile(`\d+(\.\d+)?`)
+// scoreRE is the reply the prompt asks for: a number, 0 to 10.
+var scoreRE = regexp.MustCompile(`^(10(\.0+)?|\d(\.\d+)?)$`)
+
+// parseScore reads the judge's reply as judgePrompt asks for it: the
+// number only. Whitespace and a code fence around it are tolerated (chat
+// models add them); anything else is no score. The first number in a
+// chatty reply ("Passage [1] is somewhat relevant") is not its score.
+func parseScore(reply string) (float64, bool) {
+	s := strings.TrimSpace(reply)
+	if t, ok := strings.CutPrefix(s, "```"); ok {
+		if t, ok = strings.CutSuffix(t, "```"); !ok {
+			return 0, false
+		}
+		// The opening fence may carry a language tag: ```text
+		if first, rest, multi := strings.Cut(t, "\n"); multi && !scoreRE.MatchString(strings.TrimSpace(first)) {
+			t = rest
+		}
+		s = strings.TrimSpace(t)
+	} else if len(s) > 2 && s[0] == '`' && s[len(s)-1] == '`' {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	if !scoreRE.MatchString(s) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
 
 func (l *LLM) Score(ctx context.Context, query string, cands []Candidate) ([]float64, error) {
 	scores := make([]float64, len(cands))
@@ -144,6 +218,7 @@ func (l *LLM) Score(ctx context.Context, query string, cands []Candidate) ([]flo
 	}
 	var wg sync.WaitGroup
 	var firstErr error
+	var unscored *UnscoredError
 	var errMu sync.Mutex
 	sem := make(chan struct{}, workers)
 	for _, i := range todo {
@@ -160,29 +235,40 @@ func (l *LLM) Score(ctx context.Context, query string, cands []Candidate) ([]flo
 				{Role: "user", Content: "Query: " + query + "\n\nPassage:\n" + cands[i].View},
 			})
 			if err == nil {
-				m := numberRE.FindString(reply)
-				var v float64
-				if v, err = strconv.ParseFloat(m, 64); err == nil {
-					scores[i] = min(10, max(0, v))
+				if v, ok := parseScore(reply); ok {
+					scores[i] = v
 					return
 				}
-				err = fmt.Errorf("the judge answered %q, not a score", reply)
+				scores[i] = math.NaN()
 			}
 			errMu.Lock()
-			if firstErr == nil {
-				firstErr = err
+			defer errMu.Unlock()
+			switch {
+			case err != nil:
+				if firstErr == nil {
+					firstErr = err
+				}
+			case unscored == nil:
+				unscored = &UnscoredError{Model: l.Chat.Model(), N: 1, Of: len(cands), Reply: reply}
+			default:
+				unscored.N++
 			}
-			errMu.Unlock()
 		}()
 	}
 	wg.Wait()
 	if firstErr != nil {
 		return nil, firstErr
 	}
+	// Only scores are cached: a reply that was none is asked again.
 	for _, i := range todo {
-		cache[cands[i].Key] = scores[i]
+		if !Unscored(scores[i]) {
+			cache[cands[i].Key] = scores[i]
+		}
 	}
 	l.saveCache(cache)
+	if unscored != nil {
+		return scores, unscored
+	}
 	return scores, nil
 }
 

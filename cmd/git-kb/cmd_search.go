@@ -67,7 +67,10 @@ API (git config kb.rerank.baseURL, kb.rerank.model: TEI, Jina, Cohere
 style). The judge's score is blended with the fusion rank (0.7 / 0.3) so a
 strong exact match is not buried; --json shows rerank_score and
 rank_before_rerank. If the judge fails, results stay in fusion order and
-"degraded" says so. Default: kb.rerank.mode, else off.
+"degraded" says so. The chat model is asked for the number only; a reply
+that is something else ("Passage [1] is relevant...") is no score, not 1:
+that result keeps its place and "degraded" names the model and quotes the
+reply. Default: kb.rerank.mode, else off.
 
 Related files. --related follows the top three matches, when they contain
 most of the query's words (a weak match's neighbours are noise), and lists

@@ -14,9 +14,10 @@ import (
 )
 
 // judgeServer is a chat model that scores a passage 9 if it mentions
-// favourite, else 2.
+// favourite, else 2 (or, if chatty is set, answers that instead).
 type judgeServer struct {
 	favourite string
+	chatty    atomic.Pointer[string]
 	calls     atomic.Int32
 }
 
@@ -29,10 +30,14 @@ func (s *judgeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
 	json.Unmarshal(b, &req)
 	score := "2"
+	if c := s.chatty.Load(); c != nil {
+		score = *c
+	}
 	if strings.Contains(req.Messages[len(req.Messages)-1].Content, s.favourite) {
 		score = "9"
 	}
-	fmt.Fprintf(w, `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"%s"},"finish_reason":"stop"}]}`, score)
+	content, _ := json.Marshal(score)
+	fmt.Fprintf(w, `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}]}`, content)
 }
 
 func TestRerankLLMCachesAndBlends(t *testing.T) {
@@ -67,6 +72,41 @@ func TestRerankLLMCachesAndBlends(t *testing.T) {
 	// --min-score drops what the judge scored low.
 	if m := searchJSON(t, dir, "--rerank", "llm", "--min-score", "5", "连接池打满 回滚 重试"); len(m.Results) != 1 {
 		t.Errorf("min-score 5: %v", paths(m))
+	}
+}
+
+// A judge that chats instead of answering with a number gives no score:
+// not the first digit of its reply. Those results keep their first-stage
+// rank and the answer says degraded, naming the model and the reply.
+func TestRerankLLMChattyJudge(t *testing.T) {
+	js := &judgeServer{favourite: "deploy rollback"}
+	chatty := "Passage [1] is somewhat relevant to the question, since it talks about pools."
+	js.chatty.Store(&chatty)
+	srv := httptest.NewServer(js)
+	defer srv.Close()
+	dir := gittest.New(t, docs)
+	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
+	gittest.Git(t, dir, "config", "kb.chat.model", "judge-7b")
+
+	r := searchJSON(t, dir, "--rerank", "llm", "连接池打满 回滚 重试")
+	if len(r.Results) < 2 {
+		t.Fatalf("the test needs two results: %v", paths(r))
+	}
+	if !strings.Contains(r.Degraded, "judge-7b") || !strings.Contains(r.Degraded, `"Passage [1] is somewhat relevant`) {
+		t.Errorf("degraded %q: want the model and the reply named", r.Degraded)
+	}
+	for _, x := range r.Results {
+		chattedTo := x.Path != "docs/runbook/rollback.md"
+		if chattedTo && (x.RerankScore != nil || x.PreRank != x.Rank) {
+			t.Errorf("%s: judge score %v, rank %d from %d; want no score and its first-stage rank", x.Path, x.RerankScore, x.Rank, x.PreRank)
+		}
+	}
+	// Nothing unscored was cached: a judge that learnt to answer is asked again.
+	calls := js.calls.Load()
+	js.chatty.Store(nil)
+	again := searchJSON(t, dir, "--rerank", "llm", "连接池打满 回滚 重试")
+	if again.Degraded != "" || js.calls.Load() != calls+int32(len(r.Results)-1) {
+		t.Errorf("second run: degraded %q, %d more calls for %d results", again.Degraded, js.calls.Load()-calls, len(r.Results))
 	}
 }
 
