@@ -110,6 +110,8 @@ func TestRefusedRequestsAreUsageErrors(t *testing.T) {
 		"worktree with another rev":  {Request: search.Request{Query: "回滚", K: 3}, Rev: "HEAD~0", Worktree: true},
 		"unknown rerank mode":        {Request: search.Request{Query: "回滚", K: 3}, Rerank: "magic"},
 		"llm rerank without a model": {Request: search.Request{Query: "回滚", K: 3}, Rerank: "llm"},
+		"min score without rerank":   {Request: search.Request{Query: "回滚", K: 3}, MinScore: 3},
+		"min score with rerank off":  {Request: search.Request{Query: "回滚", K: 3}, Rerank: "off", MinScore: 3},
 	} {
 		_, err := k.Search(ctx, req)
 		var ue *UsageError

@@ -23,7 +23,8 @@ type SearchRequest struct {
 	// Rerank is "off", "llm" or "endpoint"; "" = kb.rerank.mode, else off.
 	// A reranked search ranks max(K, RerankDepth) and keeps K.
 	Rerank string
-	// MinScore drops reranked results the judge scored below it (0-10).
+	// MinScore drops reranked results the judge scored below it (0-10);
+	// without a rerank it is a usage error.
 	MinScore float64
 }
 
@@ -34,6 +35,15 @@ func (k *Engine) Search(ctx context.Context, r SearchRequest) (*search.Response,
 	mode, err := k.RerankMode(r.Rerank)
 	if err != nil {
 		return nil, err
+	}
+	// MinScore filters by the judge's score: with no judge it would be
+	// silently ignored.
+	if r.MinScore != 0 && mode == "off" {
+		how := "add --rerank llm (the chat model judges) or --rerank endpoint (a /rerank API), or git config kb.rerank.mode llm to rerank by default"
+		if r.Rerank != "" {
+			how = fmt.Sprintf("--rerank %s turns the judge off; use --rerank llm or --rerank endpoint, or drop --min-score", r.Rerank)
+		}
+		return nil, Usagef("--min-score %g drops results the judge scored below it, but nothing reranks this search: %s", r.MinScore, how)
 	}
 	req, want := r.Request, r.K
 	var judge rerank.Scorer

@@ -66,7 +66,8 @@ costs no calls; --rerank endpoint posts them to a cross-encoder /rerank
 API (git config kb.rerank.baseURL, kb.rerank.model: TEI, Jina, Cohere
 style). The judge's score is blended with the fusion rank (0.7 / 0.3) so a
 strong exact match is not buried; --json shows rerank_score and
-rank_before_rerank. If the judge fails, results stay in fusion order and
+rank_before_rerank; --min-score N drops what the judge scored below N
+(without a rerank it is refused). If the judge fails, results stay in fusion order and
 "degraded" says so. The chat model is asked for the number only; a reply
 that is something else ("Passage [1] is relevant...") is no score, not 1:
 that result keeps its place and "degraded" names the model and quotes the
@@ -120,7 +121,7 @@ kb.org.timeoutMs; local search is not touched.
 			&cli.IntFlag{Name: "per-file", Value: 1, Usage: "chunks shown per file (further matches are counted)"},
 			&cli.BoolFlag{Name: "no-index", Usage: "fail instead of indexing a commit that is not indexed yet"},
 			&cli.StringFlag{Name: "since", Usage: "only files changed since `DATE` (2026-01-01, \"2 weeks ago\": as git log --since)"},
-			&cli.Float64Flag{Name: "min-score", Usage: "with --rerank, drop results the judge scored below this (0-10)"},
+			&cli.Float64Flag{Name: "min-score", Usage: "drop results the judge scored below this (0-10); needs a rerank (--rerank llm|endpoint or kb.rerank.mode)"},
 			&cli.BoolFlag{Name: "related", Usage: "after strong matches, list what they import, what imports them and the definitions they use"},
 			&cli.BoolFlag{Name: "explain", Usage: "show the parts of each result's score: chunk, other chunks, query coverage, priors"},
 			worktreeFlag,
@@ -427,7 +428,7 @@ func placeOf(r search.Result) string {
 // orgSearch runs git kb search --org: the engine's OrgSearch, printed as
 // local results are.
 func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
-	for _, f := range []string{"worktree", "related", "since", "rerank", "prf", "ranking", "no-index"} {
+	for _, f := range []string{"worktree", "related", "since", "rerank", "min-score", "prf", "ranking", "no-index"} {
 		if c.IsSet(f) {
 			return usagef("--%s works on this repository's index, not with --org", f)
 		}

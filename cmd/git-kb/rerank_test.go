@@ -75,6 +75,42 @@ func TestRerankLLMCachesAndBlends(t *testing.T) {
 	}
 }
 
+// --min-score filters by the judge's score: without a rerank it would do
+// nothing, so it is a usage error that says how to turn rerank on, unless
+// kb.rerank.mode turns it on by default.
+func TestMinScoreNeedsRerank(t *testing.T) {
+	js := &judgeServer{favourite: "deploy rollback"}
+	srv := httptest.NewServer(js)
+	defer srv.Close()
+	dir := gittest.New(t, docs)
+	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
+	gittest.Git(t, dir, "config", "kb.chat.model", "judge")
+	for _, args := range [][]string{
+		{"search", "--min-score", "5", "回滚"},
+		{"search", "--rerank", "off", "--min-score", "5", "回滚"},
+		{"search", "--org", "--min-score", "5", "回滚"},
+	} {
+		out, errs, code := kb(t, dir, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "--min-score") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want a usage error", args, code, out, errs)
+		}
+		// (--org has no rerank: its message says --min-score is local.)
+		if args[1] != "--org" && !strings.Contains(errs, "--rerank llm") || args[1] == "--min-score" && !strings.Contains(errs, "kb.rerank.mode") {
+			t.Errorf("%v: %q does not name the fix (--rerank MODE or kb.rerank.mode)", args, errs)
+		}
+	}
+	if js.calls.Load() != 0 {
+		t.Errorf("a refused search asked the judge %d times", js.calls.Load())
+	}
+	gittest.Git(t, dir, "config", "kb.rerank.mode", "llm")
+	if r := searchJSON(t, dir, "--min-score", "5", "连接池打满 回滚 重试"); r.Rerank != "llm" || len(r.Results) != 1 {
+		t.Errorf("--min-score with kb.rerank.mode llm: %s %v", r.Rerank, paths(r))
+	}
+	if _, errs, code := kb(t, dir, "search", "--rerank", "off", "--min-score", "5", "回滚"); code != 2 {
+		t.Errorf("--rerank off overrides kb.rerank.mode, --min-score is refused: exit %d %s", code, errs)
+	}
+}
+
 // A judge that chats instead of answering with a number gives no score:
 // not the first digit of its reply. Those results keep their first-stage
 // rank and the answer says degraded, naming the model and the reply.
