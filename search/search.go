@@ -225,13 +225,15 @@ const (
 // deprecatedWeight scales a deprecated document's score.
 const deprecatedWeight = 0.5
 
-// docHealth reads a document's front-matter.
-func docHealth(meta map[string]string, now time.Time, staleAfter time.Duration) string {
+// docHealth reads a document's front-matter: its health flags, in the
+// order of Result.HealthFlags (nil: none).
+func docHealth(meta map[string]string, now time.Time, staleAfter time.Duration) []string {
 	if meta == nil {
-		return ""
+		return nil
 	}
+	var flags []string
 	if strings.EqualFold(strings.TrimSpace(meta["confidence"]), "deprecated") || strings.EqualFold(strings.TrimSpace(meta["status"]), "deprecated") {
-		return HealthDeprecated
+		flags = append(flags, HealthDeprecated)
 	}
 	if v := strings.Trim(strings.TrimSpace(meta["last_reviewed"]), `"'`); v != "" {
 		if now.IsZero() {
@@ -243,13 +245,13 @@ func docHealth(meta map[string]string, now time.Time, staleAfter time.Duration) 
 		for _, layout := range []string{"2006-01-02", time.RFC3339, "2006/01/02", "2006-01"} {
 			if t, err := time.Parse(layout, v); err == nil {
 				if now.Sub(t) > staleAfter {
-					return HealthStale
+					flags = append(flags, HealthStale)
 				}
 				break
 			}
 		}
 	}
-	return ""
+	return flags
 }
 
 // Retrieval modes.
@@ -277,8 +279,12 @@ type Result struct {
 	Highlights []string `json:"highlights,omitempty"` // the snippet's words that match the query, as written (whole words as the analyzer cut them)
 	MoreInFile int      `json:"more_in_file,omitempty"`
 	// Health is "deprecated" (front-matter confidence: deprecated; the
-	// file is demoted) or "stale" (last_reviewed older than StaleAfter).
+	// file is demoted) or "stale" (last_reviewed older than StaleAfter):
+	// the first of HealthFlags, kept as one word for readers of "health".
 	Health string `json:"health,omitempty"`
+	// HealthFlags is every health flag of the document, in the order
+	// above: a document deprecated and stale has both.
+	HealthFlags []string `json:"health_flags,omitempty"`
 	// After a rerank: the judge's score (0-10) and the rank before it.
 	RerankScore *float64 `json:"rerank_score,omitempty"`
 	PreRank     int      `json:"rank_before_rerank,omitempty"`

@@ -918,8 +918,8 @@ type fileHits struct {
 	entry  *store.ViewEntry
 	hits   []hit
 	score  float64
-	health string // docHealth
-	prior  *Prior // file-kind demotion
+	health []string // docHealth
+	prior  *Prior   // file-kind demotion
 	// The parts of score, for --explain.
 	best, support float64  // best chunk's score; what the next ones add
 	fileBM25      float64  // the whole file's BM25F (lexicalStats.file)
@@ -1087,9 +1087,9 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 		if err != nil {
 			return err
 		}
-		if h := docHealth(m.Meta, req.Now, req.StaleAfter); h != "" {
+		if h := docHealth(m.Meta, req.Now, req.StaleAfter); h != nil {
 			f.health = h
-			if h == HealthDeprecated {
+			if h[0] == HealthDeprecated {
 				f.factor(PriorFactor{Name: "deprecated", Factor: deprecatedWeight, Reason: "front-matter marks it deprecated"})
 			}
 		}
@@ -1465,7 +1465,10 @@ func (s *Searcher) render(ctx context.Context, req Request, resp *Response, file
 			return err
 		}
 		r.Rank, r.Score = i+1, math.Round(p.h.score*10000)/10000
-		r.MoreInFile, r.Health = len(p.f.hits)-min(req.PerFile, len(p.f.hits)), p.f.health
+		r.MoreInFile = len(p.f.hits) - min(req.PerFile, len(p.f.hits))
+		if h := p.f.health; h != nil {
+			r.Health, r.HealthFlags = h[0], h
+		}
 		r.LexicalRank, r.DenseRank = p.h.lexRank, p.h.denseRank
 		r.Prior = p.f.prior
 		if i == 0 || picked[i-1].f != p.f {

@@ -73,6 +73,11 @@ that is something else ("Passage [1] is relevant...") is no score, not 1:
 that result keeps its place and "degraded" names the model and quotes the
 reply. Default: kb.rerank.mode, else off.
 
+Doc health. Front-matter confidence: deprecated (or status: deprecated)
+halves a document's score and marks it [deprecated]; last_reviewed older
+than kb.staleAfter (365d) marks it [stale]. A document can be both. In
+--json, "health_flags" lists them all, "health" is the first.
+
 Related files. --related follows the top three matches, when they contain
 most of the query's words (a weak match's neighbours are noise), and lists
 after the results, marked "related" (match: "related" in --json):
@@ -315,11 +320,17 @@ func printResults(e env, resp *search.Response) {
 		if r.MoreInFile > 0 {
 			more = fmt.Sprintf("  (+%d more in file)", r.MoreInFile)
 		}
-		switch r.Health {
-		case search.HealthDeprecated:
-			more += "  " + style(e, "33", "[deprecated]")
-		case search.HealthStale:
-			more += "  " + style(e, "33", "[stale: not reviewed for over "+resp.StaleAfter+"]")
+		health := r.HealthFlags
+		if health == nil && r.Health != "" {
+			health = []string{r.Health}
+		}
+		for _, h := range health {
+			switch h {
+			case search.HealthDeprecated:
+				more += "  " + style(e, "33", "[deprecated]")
+			case search.HealthStale:
+				more += "  " + style(e, "33", "[stale: not reviewed for over "+resp.StaleAfter+"]")
+			}
 		}
 		if strings.HasPrefix(r.Citation, "worktree:") {
 			more += "  " + style(e, "36", "[uncommitted]")

@@ -50,3 +50,38 @@ func healthOf(r search.Response) []string {
 	}
 	return h
 }
+
+// A document both deprecated and stale says both: "health" stays the one
+// word it always was (deprecated, the one that demotes), and
+// "health_flags" lists every flag.
+func TestDocHealthDeprecatedAndStale(t *testing.T) {
+	body := "\n# 连接池手册\n\n连接池打满时先查慢查询，再调大 maxOpenConns。\n"
+	dir := gittest.New(t, map[string]string{
+		"docs/both.md":  "---\nstatus: deprecated\nlast_reviewed: 2020-03-01\n---\n" + body,
+		"docs/stale.md": "---\nlast_reviewed: 2020-03-01\n---\n" + body,
+		"docs/fresh.md": "---\nlast_reviewed: " + time.Now().Format("2006-01-02") + "\n---\n" + body,
+	})
+	got := map[string]search.Result{}
+	for _, x := range searchJSON(t, dir, "连接池打满").Results {
+		got[x.Path] = x
+	}
+	both, stale, fresh := got["docs/both.md"], got["docs/stale.md"], got["docs/fresh.md"]
+	if both.Health != search.HealthDeprecated || strings.Join(both.HealthFlags, ",") != "deprecated,stale" {
+		t.Errorf("deprecated and stale: health %q, flags %q", both.Health, both.HealthFlags)
+	}
+	if stale.Health != search.HealthStale || strings.Join(stale.HealthFlags, ",") != "stale" {
+		t.Errorf("stale: health %q, flags %q", stale.Health, stale.HealthFlags)
+	}
+	if fresh.Health != "" || fresh.HealthFlags != nil {
+		t.Errorf("fresh: health %q, flags %q", fresh.Health, fresh.HealthFlags)
+	}
+	out, _, _ := kb(t, dir, "search", "-q", "连接池打满")
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "docs/both.md  L") && (!strings.Contains(line, "[deprecated]") || !strings.Contains(line, "[stale: not reviewed for over 365d]")) {
+			t.Errorf("human output for both.md: %s", line)
+		}
+	}
+	if !strings.Contains(out, "docs/both.md") {
+		t.Errorf("human output has no docs/both.md:\n%s", out)
+	}
+}
