@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -56,12 +55,18 @@ func ParseOrgCitation(s string) (repo, local string, ok bool) {
 	return repo, local, true
 }
 
+// isHex says s is an abbreviated commit: 7 or more hex digits, each one
+// checked (an odd length too).
 func isHex(s string) bool {
 	if len(s) < 7 {
 		return false
 	}
-	_, err := hex.DecodeString(s[:len(s)&^1])
-	return err == nil
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // ErrNotCitation means an argument is neither a citation nor a path.
