@@ -90,6 +90,9 @@ Examples:
 				return fmt.Errorf("lines %d-%d are outside %s, which has %d lines at %s", start, end, cit.Path, len(lines), where)
 			}
 			ctxN := c.Int("context")
+			if ctxN < 0 {
+				return usagef("--context %d: give the number of lines to add around the range, 0 or more", ctxN)
+			}
 			start, end = max(1, start-ctxN), min(len(lines), end+ctxN)
 			width := len(strconv.Itoa(end))
 			for i := start; i <= end; i++ {

@@ -41,6 +41,10 @@ func TestShowAndGetDocumentAgreeOnPaths(t *testing.T) {
 	if _, errs, code := kb(t, dir, "show", "docs/guide.md#L3-L1"); code != exitUsage || !strings.Contains(errs, "ends before it starts") {
 		t.Errorf("show of a reversed range: exit %d %s", code, errs)
 	}
+	// A negative --context printed nothing and succeeded.
+	if out, errs, code := kb(t, dir, "show", "-C", "-3", "docs/guide.md#L1-L2"); code != exitUsage || out != "" || !strings.Contains(errs, "0 or more") {
+		t.Errorf("show -C -3: exit %d %q %s", code, out, errs)
+	}
 	var doc mcp.Document
 	for _, args := range []map[string]any{
 		{"path": "docs/guide.md#L3-L1"},
