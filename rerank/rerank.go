@@ -176,12 +176,23 @@ Reply with the number only.`
 // scoreRE is the reply the prompt asks for: a number, 0 to 10.
 var scoreRE = regexp.MustCompile(`^(10(\.0+)?|\d(\.\d+)?)$`)
 
+// Decorations chat models put around the one number they were asked for,
+// which leave it the only thing said: a reasoning model's <think> block
+// before it, a label before it ("Score: 7", "评分：7"), a scale after it
+// ("7/10", "7 out of 10"), Markdown emphasis and a full stop.
+var (
+	thinkRE = regexp.MustCompile(`(?s)^<think>.*?</think>`)
+	labelRE = regexp.MustCompile(`(?i)^(score|rating|relevance|评分|分数|得分|相关性|相关度)\s*[:：=]?\s*`)
+	scaleRE = regexp.MustCompile(`(?i)\s*(/\s*10|out of 10|分)$`)
+)
+
 // parseScore reads the judge's reply as judgePrompt asks for it: the
-// number only. Whitespace and a code fence around it are tolerated (chat
-// models add them); anything else is no score. The first number in a
-// chatty reply ("Passage [1] is somewhat relevant") is not its score.
+// number only. Whitespace, a code fence, a <think> block and the
+// decorations above are tolerated (chat models add them); anything else
+// is no score. The first number in a chatty reply ("Passage [1] is
+// somewhat relevant") is not its score.
 func parseScore(reply string) (float64, bool) {
-	s := strings.TrimSpace(reply)
+	s := strings.TrimSpace(thinkRE.ReplaceAllString(strings.TrimSpace(reply), ""))
 	if t, ok := strings.CutPrefix(s, "```"); ok {
 		if t, ok = strings.CutSuffix(t, "```"); !ok {
 			return 0, false
@@ -191,9 +202,12 @@ func parseScore(reply string) (float64, bool) {
 			t = rest
 		}
 		s = strings.TrimSpace(t)
-	} else if len(s) > 2 && s[0] == '`' && s[len(s)-1] == '`' {
-		s = strings.TrimSpace(s[1 : len(s)-1])
 	}
+	s = strings.TrimSpace(strings.Trim(s, "`*_"))
+	s = labelRE.ReplaceAllString(s, "")
+	s = strings.TrimRight(s, ".。")
+	s = scaleRE.ReplaceAllString(s, "")
+	s = strings.TrimSpace(strings.Trim(s, "`*_"))
 	if !scoreRE.MatchString(s) {
 		return 0, false
 	}

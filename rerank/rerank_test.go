@@ -48,13 +48,17 @@ func judge(t *testing.T, replies map[string]string) (*llm.Chat, *atomic.Int32) {
 	return chat, &calls
 }
 
-// The prompt asks for the number only: that, in whitespace or a code
-// fence, is a score; anything else is no score, not the first digit in
-// it.
+// The prompt asks for the number only: that, in whitespace, a code
+// fence, after a <think> block or with a label, a scale or emphasis that
+// leave it the only thing said, is a score; anything else is no score,
+// not the first digit in it.
 func TestLLMScoreParsesOnlyWhatThePromptAsks(t *testing.T) {
 	for reply, want := range map[string]float64{
 		"7": 7, " 7\n": 7, "0": 0, "10": 10, "8.5": 8.5, "10.0": 10,
 		"```\n6\n```": 6, "```text\n4\n```": 4, "`3`": 3, "\n```\n9\n```\n": 9,
+		"Score: 7": 7, "score=7": 7, "Relevance: **6**": 6, "评分：8": 8, "7/10": 7, "7 / 10": 7,
+		"7 out of 10": 7, "7.": 7, "**7**": 7, "*5*": 5, "8分": 8,
+		"<think>The passage names the pool; the query asks for it.</think>\n\n9": 9,
 	} {
 		chat, _ := judge(t, map[string]string{"p": reply})
 		l := &LLM{Chat: chat}
@@ -65,8 +69,8 @@ func TestLLMScoreParsesOnlyWhatThePromptAsks(t *testing.T) {
 	}
 	long := "Passage [1] is somewhat relevant to the query because it mentions the connection pool, " + strings.Repeat("and more ", 40)
 	for _, reply := range []string{
-		long, "Score: 7", "7/10", "7 out of 10", "11", "-1", "", "seven", "7.", "1 2",
-		"```\nPassage [2] is relevant\n```",
+		long, "11", "-1", "", "seven", "1 2", "I think 5", "7/100", "Score: 7 because it names the pool",
+		"```\nPassage [2] is relevant\n```", "<think>maybe 7</think>", "<think>unclosed 7",
 	} {
 		chat, _ := judge(t, map[string]string{"a": "8", "b": reply})
 		l := &LLM{Chat: chat}
