@@ -44,7 +44,9 @@ Query files: one JSON object a line,
 relevant: 1-3 paths from the repository root that really answer it (open
 them when you label); lang (zh, en, mixed) and kind (keyword, paraphrase,
 howto, troubleshoot, symbol) are optional and only group the figures.
-A bad line stops the run with FILE:LINE and what is wrong.
+A bad line stops the run with FILE:LINE and what is wrong; a relevant
+path this commit lacks or did not index is named on stderr (it can
+never rank).
 
 Comparing. --compare runs several configurations in one go and prints
 them side by side. A configuration is a mode (lexical, dense, hybrid, or
