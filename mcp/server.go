@@ -413,6 +413,12 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 		}
 		p = local
 	}
+	if isDrive(strings.ReplaceAll(p, `\`, "/")) {
+		// C:\repo\x.md is a Windows path, not revision C's \repo\x.md:
+		// the error names it whole.
+		_, err := repoPath(p)
+		return nil, nil, err
+	}
 	// A citation, or a path (which may hold a colon itself): the same
 	// reading as git kb show's.
 	got, err := search.ReadCited(p, rev, func(c search.Citation) (file, error) {

@@ -68,6 +68,11 @@ func TestShowAndGetDocumentAgreeOnPaths(t *testing.T) {
 			t.Errorf("show of a file named with a backslash: exit %d %q %s", code, out, errs)
 		}
 	}
+	// A Windows absolute path is refused as one, named whole (not as
+	// revision C's path \repo\docs\guide.md).
+	if msg := callTool(t, s, "get_document", map[string]any{"path": `C:\repo\docs\guide.md`}, &doc); !strings.Contains(msg, `"C:\\repo\\docs\\guide.md" is an absolute path`) {
+		t.Errorf("get_document of C:\\...: %q", msg)
+	}
 	// Still no way out of the repository by either.
 	if _, errs, code := kb(t, dir, "show", "docs/../../etc/passwd"); code == 0 || strings.Contains(errs, "root:") {
 		t.Errorf("show outside the repository: exit %d %s", code, errs)
