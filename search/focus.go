@@ -23,6 +23,10 @@ var focusExp = 0.2
 // long document may cover more topics, not one topic at more length).
 // BM25F's length normalisation works within a chunk and the whole-file
 // field; neither sees how many of a page's sections are on the subject.
+// Chunks are counted, not headings: a long section cut over several
+// chunks counts as several, which holds its length against the page too
+// (counting headings measured lower: docs-held .707 -> .687; README,
+// "Retrieval quality").
 // Code is left alone: a package's file collects declarations, and the
 // one function that answers a question is in a file about much else
 // (every file kind scaled alike cost code-dev .867 -> .850 and left
