@@ -26,8 +26,20 @@ func damaged(t *testing.T, lost string) (*Engine, *[]string) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(srv.Close)
-	dir := gittest.New(t, files)
-	gittest.Git(t, dir, "config", "kb.rerank.baseURL", srv.URL)
+	return damagedRepo(t, files, lost, func(dir string) {
+		gittest.Git(t, dir, "config", "kb.rerank.baseURL", srv.URL)
+	})
+}
+
+// damagedRepo is an engine on a repository of fs (configured by setup,
+// if any), indexed, then missing the object of lost's blob; it collects
+// the engine's notices, formatted.
+func damagedRepo(t *testing.T, fs map[string]string, lost string, setup func(dir string)) (*Engine, *[]string) {
+	t.Helper()
+	dir := gittest.New(t, fs)
+	if setup != nil {
+		setup(dir)
+	}
 	repo, err := gitx.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -119,45 +131,26 @@ func TestDegradedNotes(t *testing.T) {
 func TestPackNamesUnreadFilesByPath(t *testing.T) {
 	ctx := context.Background()
 	const lost = "docs/超时: 重试.md"
-	dir := gittest.New(t, map[string]string{
+	k, notes := damagedRepo(t, map[string]string{
 		lost:          "# 超时\n\n请求超时之后按指数退避重试。\n",
 		"docs/ok.md":  "# 重试\n\n失败的请求按指数退避重试，最多三次。\n",
 		"docs/etc.md": "# 其他\n\n与本题无关的内容。\n",
-	})
-	repo, err := gitx.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var notes []string
-	k, err := Open(ctx, repo, Options{Getenv: func(string) string { return "" }, Version: "test",
-		Note: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := k.OpenView(ctx, "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.Close()
-	blob := gittest.Git(t, dir, "rev-parse", "HEAD:"+lost)
-	if err := os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
-		t.Fatal(err)
-	}
+	}, lost, nil)
 	q := `"按指数退避重试"`
 	parsed, err := search.ParseQuery(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes = nil
+	*notes = nil
 	p, err := k.ContextPack(ctx, ContextRequest{Request: search.Request{Query: q, Parsed: parsed}, Budget: 2000, Ratios: pack.DefaultRatios, Format: pack.JSON})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("unread %q, notices %q", p.Unread, notes)
+	t.Logf("unread %q, notices %q", p.Unread, *notes)
 	if len(p.Blocks) == 0 || p.Blocks[0].Path != "docs/ok.md" || len(p.UnreadFiles) != 0 {
 		t.Fatalf("pack of %d blocks, unread %q: want docs/ok.md, nothing left out", len(p.Blocks), p.Unread)
 	}
-	if n := strings.Count(strings.Join(notes, "\n"), lost); n != 1 || !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "cannot read "+lost+": ") }) {
-		t.Errorf("notices %q name %s %d times, want once as the search could not read it", notes, lost, n)
+	if n := strings.Count(strings.Join(*notes, "\n"), lost); n != 1 || !slices.ContainsFunc(*notes, func(n string) bool { return strings.HasPrefix(n, "cannot read "+lost+": ") }) {
+		t.Errorf("notices %q name %s %d times, want once as the search could not read it", *notes, lost, n)
 	}
 }
