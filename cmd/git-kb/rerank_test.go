@@ -40,13 +40,21 @@ func (s *judgeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}]}`, content)
 }
 
-func TestRerankLLMCachesAndBlends(t *testing.T) {
+// judgedRepo is a repository of docs whose chat model is a judgeServer
+// that favours "deploy rollback".
+func judgedRepo(t *testing.T) (string, *judgeServer) {
+	t.Helper()
 	js := &judgeServer{favourite: "deploy rollback"}
 	srv := httptest.NewServer(js)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	dir := gittest.New(t, docs)
 	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
 	gittest.Git(t, dir, "config", "kb.chat.model", "judge")
+	return dir, js
+}
+
+func TestRerankLLMCachesAndBlends(t *testing.T) {
+	dir, js := judgedRepo(t)
 
 	plain := searchJSON(t, dir, "连接池打满 回滚 重试")
 	if plain.Results[0].Path == "docs/runbook/rollback.md" {
@@ -79,12 +87,7 @@ func TestRerankLLMCachesAndBlends(t *testing.T) {
 // nothing, so it is a usage error that says how to turn rerank on, unless
 // kb.rerank.mode turns it on by default.
 func TestMinScoreNeedsRerank(t *testing.T) {
-	js := &judgeServer{favourite: "deploy rollback"}
-	srv := httptest.NewServer(js)
-	defer srv.Close()
-	dir := gittest.New(t, docs)
-	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
-	gittest.Git(t, dir, "config", "kb.chat.model", "judge")
+	dir, js := judgedRepo(t)
 	for _, args := range [][]string{
 		{"search", "--min-score", "5", "回滚"},
 		{"search", "--rerank", "off", "--min-score", "5", "回滚"},
@@ -209,12 +212,7 @@ func TestRerankEndpointAndFailure(t *testing.T) {
 
 // Rerank before packing: the judged-best file leads the context pack.
 func TestRerankContextPack(t *testing.T) {
-	js := &judgeServer{favourite: "deploy rollback"}
-	srv := httptest.NewServer(js)
-	defer srv.Close()
-	dir := gittest.New(t, docs)
-	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
-	gittest.Git(t, dir, "config", "kb.chat.model", "judge")
+	dir, js := judgedRepo(t)
 	out, errs, code := kb(t, dir, "context", "-q", "--rerank", "llm", "--format", "json", "--budget", "2000", "连接池打满 回滚 重试")
 	var p struct {
 		Blocks []struct{ Path string }
