@@ -112,11 +112,16 @@ func TestRefusedRequestsAreUsageErrors(t *testing.T) {
 		"llm rerank without a model": {Request: search.Request{Query: "回滚", K: 3}, Rerank: "llm"},
 		"min score without rerank":   {Request: search.Request{Query: "回滚", K: 3}, MinScore: 3},
 		"min score with rerank off":  {Request: search.Request{Query: "回滚", K: 3}, Rerank: "off", MinScore: 3},
+		"min score above the scale":  {Request: search.Request{Query: "回滚", K: 3}, Rerank: "llm", MinScore: 11},
+		"min score below the scale":  {Request: search.Request{Query: "回滚", K: 3}, Rerank: "llm", MinScore: -1},
 	} {
 		_, err := k.Search(ctx, req)
 		var ue *UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%s: %v, want a *UsageError", name, err)
+		}
+		if strings.Contains(name, "the scale") && !strings.Contains(fmt.Sprint(err), "outside the judge's scale of 0 to 10") {
+			t.Errorf("%s: %v, want it to name the judge's scale", name, err)
 		}
 	}
 	if _, err := k.Search(ctx, SearchRequest{Request: search.Request{Query: "回滚", K: 3}, Rev: "no-such-branch"}); err == nil {
