@@ -3,6 +3,8 @@ package search
 import (
 	"path"
 	"strings"
+
+	"github.com/git-kb/git-kb/store"
 )
 
 // platformWeight scales a Go file built for a minority platform only, by
@@ -11,7 +13,10 @@ import (
 // platform: such a file is a variant of the implementation a question
 // asks about, which the Linux and Unix files (and the files for every
 // platform) hold for the servers and tools most repositories build. A
-// prior: the variant still ranks, below the mainstream file. Chosen on
+// prior: the variant still ranks, below the mainstream file. Only a
+// variant: a file with no other platform's file of its name beside it
+// (a Windows-only repository's service_windows.go) is the implementation
+// and is left alone (platformVariants). Chosen on
 // the dev sets among 0.8, 0.7 and 0.6 (MRR@10 code-more .731 -> .734 /
 // .744 / .744, code-dev .892 -> .900 at each, polaris-more .592 -> .606
 // at each; docs, polaris-dev and code-held unchanged): the milder of the
@@ -60,6 +65,82 @@ func platformOf(p string) string {
 		}
 	}
 	return ""
+}
+
+// goArchs are the GOARCH values a file name may end with after its GOOS
+// (zerrors_linux_amd64.go), and mainPlatforms the suffixes of the files
+// built for the platforms the prior does not demote.
+var (
+	goArchs = map[string]bool{"386": true, "amd64": true, "arm": true, "arm64": true, "loong64": true,
+		"mips": true, "mipsle": true, "mips64": true, "mips64le": true, "ppc64": true, "ppc64le": true,
+		"riscv64": true, "s390x": true, "wasm": true, "sparc64": true}
+	mainPlatforms = map[string]bool{"linux": true, "unix": true}
+)
+
+// platformStem splits a Go or assembly file's path into its stem, the
+// directory and the name without its _test, GOARCH and GOOS suffixes
+// (os/exec/lp for lp_windows.go, lp_unix.go and lp.go alike), and the
+// minor platform it is built for ("" for any other): the files of one
+// stem are one implementation's variants.
+func platformStem(p string) (stem, platform string, ok bool) {
+	dir, base := path.Split(p)
+	ext := path.Ext(base)
+	if ext != ".go" && ext != ".s" {
+		return "", "", false
+	}
+	parts := strings.Split(strings.TrimSuffix(strings.TrimSuffix(base, ext), "_test"), "_")
+	if n := len(parts); n > 1 && goArchs[parts[n-1]] {
+		parts = parts[:n-1]
+	}
+	if n := len(parts); n > 1 {
+		if _, minor := minorPlatforms[parts[n-1]]; minor {
+			platform, parts = parts[n-1], parts[:n-1]
+		} else if mainPlatforms[parts[n-1]] {
+			parts = parts[:n-1]
+		}
+	}
+	return dir + strings.Join(parts, "_"), platform, true
+}
+
+// platformVariants says, for the stems of the given files built for a
+// minor platform, which platforms the view's files of that stem are
+// built for ("" for any other): a file is a variant only beside another
+// platform's file of its stem. One pass over the view's paths, comparing
+// directories first, so Go's 10,000 files cost little.
+func platformVariants(v *store.View, files []*fileHits) map[string]map[string]bool {
+	want := map[string]map[string]bool{}
+	dirs := map[string]bool{}
+	for _, f := range files {
+		if stem, p, ok := platformStem(f.entry.Path); ok && p != "" {
+			want[stem] = map[string]bool{}
+			dirs[stem[:strings.LastIndexByte(stem, '/')+1]] = true
+		}
+	}
+	if len(want) == 0 {
+		return want
+	}
+	for i := range v.Entries {
+		e := &v.Entries[i]
+		if !dirs[e.Path[:strings.LastIndexByte(e.Path, '/')+1]] {
+			continue
+		}
+		if stem, p, ok := platformStem(e.Path); ok && want[stem] != nil {
+			want[stem][p] = true
+		}
+	}
+	return want
+}
+
+// isVariant reports whether the file at p, built for a minor platform,
+// has a file of its stem built for another platform in variants.
+func isVariant(p string, variants map[string]map[string]bool) bool {
+	stem, platform, _ := platformStem(p)
+	for q := range variants[stem] {
+		if q != platform {
+			return true
+		}
+	}
+	return false
 }
 
 // namesPlatform reports whether the question names the platform: one of

@@ -63,6 +63,10 @@ func TestPlatformNamedByWholeWords(t *testing.T) {
 		overlayPage("crypto/sign_darwin.go", []string{text + " 签名"}, 3),
 		overlayPage("ui/run_ios.go", []string{text + " scenarios"}, 5),
 		overlayPage("encoding/enc_android.go", []string{text + " 编码"}, 7),
+		// The variants' mainstream counterparts: a file is a variant
+		// only beside another platform's file of its name.
+		overlayPage("crypto/sign_unix.go", []string{"func Verify"}, 9),
+		overlayPage("ui/run.go", []string{"func Run"}, 11),
 	}
 	for q, variant := range map[string]string{
 		"JSON 编码":           "encoding/enc_js.go",
@@ -85,6 +89,49 @@ func TestPlatformNamedByWholeWords(t *testing.T) {
 		_, prior := priorOrder(t, &Overlay{Files: files}, q, LeverPlatform, true, "platform")
 		if _, scaled := prior[variant]; scaled {
 			t.Errorf("%q: %s scaled (priors %v), though the question names its platform", q, variant, prior)
+		}
+	}
+}
+
+// A file built for a minor platform is a variant only beside a file of
+// its name for another platform (lp_windows.go beside lp_unix.go): in a
+// repository whose service_windows.go has no Unix or generic
+// counterpart, that file is the implementation and keeps its score,
+// while lp_windows.go beside lp.go is scaled. Stems ignore GOARCH and
+// _test: zerrors_linux_amd64.go is the counterpart of
+// zerrors_windows_386.go.
+func TestPlatformPriorNeedsACounterpart(t *testing.T) {
+	const text = "func Install 把 服务 注册 到 系统 服务 管理器"
+	files := []store.AnalyzedFile{
+		overlayPage("svc/service_windows.go", []string{text}, 1),
+		overlayPage("svc/service_windows_test.go", []string{"func TestInstall"}, 3),
+		overlayPage("exec/lp_windows.go", []string{text}, 5),
+		overlayPage("exec/lp.go", []string{"func LookPath"}, 7),
+		overlayPage("sys/zerrors_windows_386.go", []string{text}, 9),
+		overlayPage("sys/zerrors_linux_amd64.go", []string{"const EINVAL"}, 11),
+		overlayPage("other/lp_unix.go", []string{"func LookPath"}, 13), // another directory: no counterpart
+	}
+	_, prior := priorOrder(t, &Overlay{Files: files}, "注册 系统 服务", LeverPlatform, true, "platform")
+	for _, p := range []string{"exec/lp_windows.go", "sys/zerrors_windows_386.go"} {
+		if _, scaled := prior[p]; !scaled {
+			t.Errorf("%s unscaled (priors %v): it has a counterpart", p, prior)
+		}
+	}
+	if _, scaled := prior["svc/service_windows.go"]; scaled {
+		t.Errorf("svc/service_windows.go scaled (priors %v): only its own test shares its name", prior)
+	}
+	for p, want := range map[string][2]string{
+		"os/exec/lp_windows.go":            {"os/exec/lp", "windows"},
+		"os/exec/lp_unix.go":               {"os/exec/lp", ""},
+		"os/exec/lp.go":                    {"os/exec/lp", ""},
+		"syscall/zerrors_linux_amd64.go":   {"syscall/zerrors", ""},
+		"syscall/zerrors_freebsd_arm64.go": {"syscall/zerrors", "freebsd"},
+		"runtime/sys_plan9_amd64.s":        {"runtime/sys", "plan9"},
+		"os/file_windows_test.go":          {"os/file", "windows"},
+		"main.go":                          {"main", ""},
+	} {
+		if stem, platform, ok := platformStem(p); !ok || stem != want[0] || platform != want[1] {
+			t.Errorf("platformStem(%q) = %q, %q, %v; want %q, %q", p, stem, platform, ok, want[0], want[1])
 		}
 	}
 }

@@ -1068,8 +1068,9 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 		weigh(f, chunk.PathKind(f.entry.Path))
 	}
 	if req.on(LeverPlatform) && !req.NoPriors {
+		variants := platformVariants(req.View, files)
 		for _, f := range files {
-			if p := platformOf(f.entry.Path); p != "" && !namesPlatform(q.text, p) {
+			if p := platformOf(f.entry.Path); p != "" && !namesPlatform(q.text, p) && isVariant(f.entry.Path, variants) {
 				f.factor(PriorFactor{Name: "platform", Factor: platformWeight, Reason: "built for " + p + " only, by its name; the question names no platform"})
 			}
 		}
