@@ -120,6 +120,12 @@ func TestPlatformPriorNeedsACounterpart(t *testing.T) {
 	if _, scaled := prior["svc/service_windows.go"]; scaled {
 		t.Errorf("svc/service_windows.go scaled (priors %v): only its own test shares its name", prior)
 	}
+	// An org search's candidates are some of the repository's files, so
+	// a missing counterpart says nothing: every platform file is scaled.
+	_, prior = priorOrder(t, &Overlay{Files: files, Partial: true}, "注册 系统 服务", LeverPlatform, true, "platform")
+	if _, scaled := prior["svc/service_windows.go"]; !scaled {
+		t.Errorf("partial overlay: svc/service_windows.go unscaled (priors %v)", prior)
+	}
 	for p, want := range map[string][2]string{
 		"os/exec/lp_windows.go":            {"os/exec/lp", "windows"},
 		"os/exec/lp_unix.go":               {"os/exec/lp", ""},
