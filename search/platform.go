@@ -16,8 +16,9 @@ import (
 // prior: the variant still ranks, below the mainstream file. Only a
 // variant: a file with no other platform's file of its name beside it
 // (a Windows-only repository's service_windows.go) is the implementation
-// and is left alone (platformVariants). Chosen on
-// the dev sets among 0.8, 0.7 and 0.6 (MRR@10 code-more .731 -> .734 /
+// and is left alone (platformVariants; an org search, which sees its
+// candidates only, treats every such file as a variant). Chosen on the
+// dev sets among 0.8, 0.7 and 0.6 (MRR@10 code-more .731 -> .734 /
 // .744 / .744, code-dev .892 -> .900 at each, polaris-more .592 -> .606
 // at each; docs, polaris-dev and code-held unchanged): the milder of the
 // best two.
