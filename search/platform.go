@@ -82,25 +82,36 @@ var (
 // directory and the name without its _test, GOARCH and GOOS suffixes
 // (os/exec/lp for lp_windows.go, lp_unix.go and lp.go alike), and the
 // minor platform it is built for ("" for any other): the files of one
-// stem are one implementation's variants.
+// stem are one implementation's variants. The stem is a prefix of p, so
+// platformVariants's scan of a directory allocates nothing per file.
 func platformStem(p string) (stem, platform string, ok bool) {
-	dir, base := path.Split(p)
-	ext := path.Ext(base)
+	ext := path.Ext(p)
 	if ext != ".go" && ext != ".s" {
 		return "", "", false
 	}
-	parts := strings.Split(strings.TrimSuffix(strings.TrimSuffix(base, ext), "_test"), "_")
-	if n := len(parts); n > 1 && goArchs[parts[n-1]] {
-		parts = parts[:n-1]
+	dir := strings.LastIndexByte(p, '/') + 1
+	name := strings.TrimSuffix(p[dir:len(p)-len(ext)], "_test")
+	if rest, part, ok := cutLastPart(name); ok && goArchs[part] {
+		name = rest
 	}
-	if n := len(parts); n > 1 {
-		if _, minor := minorPlatforms[parts[n-1]]; minor {
-			platform, parts = parts[n-1], parts[:n-1]
-		} else if mainPlatforms[parts[n-1]] {
-			parts = parts[:n-1]
+	if rest, part, ok := cutLastPart(name); ok {
+		if _, minor := minorPlatforms[part]; minor {
+			platform, name = part, rest
+		} else if mainPlatforms[part] {
+			name = rest
 		}
 	}
-	return dir + strings.Join(parts, "_"), platform, true
+	return p[:dir+len(name)], platform, true
+}
+
+// cutLastPart cuts a file name's last _-separated part off (ok: it has
+// more than one).
+func cutLastPart(name string) (rest, part string, ok bool) {
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 {
+		return name, "", false
+	}
+	return name[:i], name[i+1:], true
 }
 
 // platformVariants says, for the stems of the given files built for a

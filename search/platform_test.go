@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/git-kb/git-kb/store"
@@ -139,5 +140,28 @@ func TestPlatformPriorNeedsACounterpart(t *testing.T) {
 		if stem, platform, ok := platformStem(p); !ok || stem != want[0] || platform != want[1] {
 			t.Errorf("platformStem(%q) = %q, %q, %v; want %q, %q", p, stem, platform, ok, want[0], want[1])
 		}
+	}
+}
+
+// platformVariants runs on every query with a platform file among the
+// candidates, over every file of that file's directory (runtime/ holds
+// over 1,000 in Go's source): it allocates for the candidates, never per
+// file of the view, and platformStem, its per-file step, not at all.
+func TestPlatformVariantsAllocatePerCandidate(t *testing.T) {
+	v := &store.View{}
+	for i := range 2000 {
+		v.Entries = append(v.Entries, store.ViewEntry{Path: fmt.Sprintf("runtime/f%d_linux_amd64.go", i)})
+	}
+	v.Entries = append(v.Entries, store.ViewEntry{Path: "runtime/os_windows.go"}, store.ViewEntry{Path: "runtime/os_linux.go"})
+	files := []*fileHits{{entry: &v.Entries[len(v.Entries)-2]}}
+	if a := testing.AllocsPerRun(10, func() { platformStem("runtime/sys_windows_amd64_test.go") }); a != 0 {
+		t.Errorf("platformStem allocates %v times", a)
+	}
+	var variants map[string]map[string]bool
+	if a := testing.AllocsPerRun(10, func() { variants = platformVariants(v, files) }); a > 20 {
+		t.Errorf("platformVariants over %d files allocates %v times: per file", len(v.Entries), a)
+	}
+	if !isVariant("runtime/os_windows.go", variants) {
+		t.Errorf("os_windows.go beside os_linux.go is no variant: %v", variants)
 	}
 }

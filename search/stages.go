@@ -1072,7 +1072,10 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 		// repository's other files: there every such file counts as a
 		// variant, as most are.
 		partial := req.Overlay != nil && req.Overlay.Partial
-		variants := platformVariants(req.View, files)
+		var variants map[string]map[string]bool
+		if !partial {
+			variants = platformVariants(req.View, files)
+		}
 		for _, f := range files {
 			if p := platformOf(f.entry.Path); p != "" && !namesPlatform(q.text, p) && (partial || isVariant(f.entry.Path, variants)) {
 				f.factor(PriorFactor{Name: "platform", Factor: platformWeight, Reason: "built for " + p + " only, by its name; the question names no platform"})
