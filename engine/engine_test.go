@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -114,13 +115,14 @@ func TestRefusedRequestsAreUsageErrors(t *testing.T) {
 		"min score with rerank off":  {Request: search.Request{Query: "回滚", K: 3}, Rerank: "off", MinScore: 3},
 		"min score above the scale":  {Request: search.Request{Query: "回滚", K: 3}, Rerank: "llm", MinScore: 11},
 		"min score below the scale":  {Request: search.Request{Query: "回滚", K: 3}, Rerank: "llm", MinScore: -1},
+		"min score NaN, no scale":    {Request: search.Request{Query: "回滚", K: 3}, Rerank: "llm", MinScore: math.NaN()},
 	} {
 		_, err := k.Search(ctx, req)
 		var ue *UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%s: %v, want a *UsageError", name, err)
 		}
-		if strings.Contains(name, "the scale") && !strings.Contains(fmt.Sprint(err), "outside the judge's scale of 0 to 10") {
+		if strings.Contains(name, "scale") && !strings.Contains(fmt.Sprint(err), "outside the judge's scale of 0 to 10") {
 			t.Errorf("%s: %v, want it to name the judge's scale", name, err)
 		}
 	}

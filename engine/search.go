@@ -33,8 +33,9 @@ type SearchRequest struct {
 // says so in Degraded.
 func (k *Engine) Search(ctx context.Context, r SearchRequest) (*search.Response, error) {
 	// The judge's scores run from 0 to 10 (an endpoint's 0-1 scaled to
-	// them): a bound outside keeps everything or drops everything.
-	if r.MinScore < 0 || r.MinScore > 10 {
+	// them): a bound outside keeps everything or drops everything, and
+	// NaN, which no score is below, keeps everything too.
+	if !(r.MinScore >= 0 && r.MinScore <= 10) {
 		return nil, Usagef("--min-score %g is outside the judge's scale of 0 to 10 (an endpoint's 0-1 relevance is scaled to it: 0.5 is 5)", r.MinScore)
 	}
 	mode, err := k.RerankMode(r.Rerank)
