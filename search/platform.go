@@ -50,22 +50,11 @@ var minorPlatforms = map[string][]string{
 
 // platformOf returns the minor platform a Go or assembly file's name
 // restricts it to ("" for none): NAME_GOOS.go, NAME_GOOS_GOARCH.go, with
-// _test before the extension or not.
+// _test before the extension or not, as go/build reads them (a GOOS
+// followed by any other word, exec_windows_helper.go, restricts nothing).
 func platformOf(p string) string {
-	base := path.Base(p)
-	ext := path.Ext(base)
-	if ext != ".go" && ext != ".s" {
-		return ""
-	}
-	parts := strings.Split(strings.TrimSuffix(strings.TrimSuffix(base, ext), "_test"), "_")
-	for _, i := range []int{len(parts) - 1, len(parts) - 2} { // GOOS, or GOOS then GOARCH
-		if i >= 1 {
-			if _, ok := minorPlatforms[parts[i]]; ok {
-				return parts[i]
-			}
-		}
-	}
-	return ""
+	_, platform, _ := platformStem(p)
+	return platform
 }
 
 // goArchs are the GOARCH values a file name may end with after its GOOS
