@@ -43,7 +43,7 @@ var minorPlatforms = map[string][]string{
 	"freebsd":   {"freebsd", "bsd"},
 	"netbsd":    {"netbsd", "bsd"},
 	"openbsd":   {"openbsd", "bsd"},
-	"bsd":       {"bsd"},
+	"bsd":       {"bsd", "freebsd", "netbsd", "openbsd", "dragonfly"}, // the family's files: a member named is named
 	"hurd":      {"hurd"},
 	"zos":       {"zos", "z/os"},
 }

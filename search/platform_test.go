@@ -96,6 +96,28 @@ func TestPlatformNamedByWholeWords(t *testing.T) {
 	}
 }
 
+// A _bsd file is built for the family: a question naming one of its
+// members (FreeBSD, whose "bsd" is no word of its own) names it, as
+// the prior's whole-word match would otherwise miss.
+func TestPlatformBSDNamedByAMember(t *testing.T) {
+	const text = "func forkExec 创建 子进程 并 执行 程序"
+	files := []store.AnalyzedFile{
+		overlayPage("syscall/exec_bsd.go", []string{text}, 1),
+		overlayPage("syscall/exec_linux.go", []string{"func forkAndExecInChild1"}, 3),
+	}
+	for q, named := range map[string]bool{
+		"创建 子进程 执行 程序":           false,
+		"FreeBSD 上 创建 子进程 执行 程序": true,
+		"OpenBSD 创建 子进程":         true,
+		"bsd 创建 子进程":             true,
+	} {
+		_, prior := priorOrder(t, &Overlay{Files: files}, q, LeverPlatform, true, "platform")
+		if _, scaled := prior["syscall/exec_bsd.go"]; scaled == named {
+			t.Errorf("%q: exec_bsd.go scaled %v (priors %v), want %v", q, scaled, prior, !named)
+		}
+	}
+}
+
 // A file built for a minor platform is a variant only beside a file of
 // its name for another platform (lp_windows.go beside lp_unix.go): in a
 // repository whose service_windows.go has no Unix or generic
