@@ -134,7 +134,7 @@ func TestPlatformPriorNeedsACounterpart(t *testing.T) {
 		overlayPage("exec/lp.go", []string{"func LookPath"}, 7),
 		overlayPage("sys/zerrors_windows_386.go", []string{text}, 9),
 		overlayPage("sys/zerrors_linux_amd64.go", []string{"const EINVAL"}, 11),
-		overlayPage("other/lp_unix.go", []string{"func LookPath"}, 13), // another directory: no counterpart
+		overlayPage("other/service_unix.go", []string{"func Start"}, 13), // its name in another directory: no counterpart
 	}
 	_, prior := priorOrder(t, &Overlay{Files: files}, "注册 系统 服务", LeverPlatform, true, "platform")
 	for _, p := range []string{"exec/lp_windows.go", "sys/zerrors_windows_386.go"} {
@@ -143,7 +143,7 @@ func TestPlatformPriorNeedsACounterpart(t *testing.T) {
 		}
 	}
 	if _, scaled := prior["svc/service_windows.go"]; scaled {
-		t.Errorf("svc/service_windows.go scaled (priors %v): only its own test shares its name", prior)
+		t.Errorf("svc/service_windows.go scaled (priors %v): only its own test shares its name in its directory", prior)
 	}
 	// An org search's candidates are some of the repository's files, so
 	// a missing counterpart says nothing: every platform file is scaled.
