@@ -181,7 +181,7 @@ var scoreRE = regexp.MustCompile(`^(10(\.0+)?|\d(\.\d+)?)$`)
 // before it, a label before it ("Score: 7", "评分：7"), a scale after it
 // ("7/10", "7 out of 10"), Markdown emphasis and a full stop.
 var (
-	thinkRE = regexp.MustCompile(`(?s)^<think>.*?</think>`)
+	thinkRE = regexp.MustCompile(`(?s)^(<think>)?.*?</think>`) // some servers drop the opening tag
 	labelRE = regexp.MustCompile(`(?i)^(score|rating|relevance|评分|分数|得分|相关性|相关度)\s*[:：=]?\s*`)
 	scaleRE = regexp.MustCompile(`(?i)\s*(/\s*10|out of 10|分)$`)
 )

@@ -59,6 +59,7 @@ func TestLLMScoreParsesOnlyWhatThePromptAsks(t *testing.T) {
 		"Score: 7": 7, "score=7": 7, "Relevance: **6**": 6, "评分：8": 8, "7/10": 7, "7 / 10": 7,
 		"7 out of 10": 7, "7.": 7, "**7**": 7, "*5*": 5, "8分": 8,
 		"<think>The passage names the pool; the query asks for it.</think>\n\n9": 9,
+		"The passage names the pool.\n</think>\n\n6":                             6,
 	} {
 		chat, _ := judge(t, map[string]string{"p": reply})
 		l := &LLM{Chat: chat}

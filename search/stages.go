@@ -1078,7 +1078,11 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 		}
 		for _, f := range files {
 			if p := platformOf(f.entry.Path); p != "" && !namesPlatform(q.text, p) && (partial || isVariant(f.entry.Path, variants)) {
-				f.factor(PriorFactor{Name: "platform", Factor: platformWeight, Reason: "built for " + p + " only, by its name; the question names no platform"})
+				why := "built for " + p + " only, by its name, beside another platform's file of its name; the question names no platform"
+				if partial {
+					why = "built for " + p + " only, by its name; the question names no platform"
+				}
+				f.factor(PriorFactor{Name: "platform", Factor: platformWeight, Reason: why})
 			}
 		}
 	}
