@@ -90,9 +90,15 @@ func flagOrder(app *cli.App, args []string) error {
 			continue
 		}
 		moved = append(moved, a)
-		if takesValue && j+1 < len(args) {
+		if takesValue {
 			j++
-			moved = append(moved, args[j])
+			if j < len(args) {
+				moved = append(moved, args[j])
+			} else {
+				// Its value is missing: the line that works names
+				// where it goes, rather than taking an argument for it.
+				moved = append(moved, "VALUE")
+			}
 		}
 	}
 	if len(moved) == 0 {

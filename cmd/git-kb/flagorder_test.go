@@ -26,6 +26,10 @@ func TestFlagsAfterArguments(t *testing.T) {
 		{[]string{"push", "upstream", "--rev", "HEAD"}, `git kb push --rev HEAD upstream`},
 		{[]string{"blame-context", "--format", "json", "HEAD", "--max-bytes", "100"}, `git kb blame-context --format json --max-bytes 100 HEAD`},
 		{[]string{"show", "HEAD:docs/runbook/rollback.md#L1-L3", "-n"}, `git kb show -n HEAD:docs/runbook/rollback.md#L1-L3`},
+		// A flag's value missing at the end: the line names where it
+		// goes, rather than taking the argument for it (--rev upstream).
+		{[]string{"push", "upstream", "--rev"}, `git kb push --rev VALUE upstream`},
+		{[]string{"search", "回滚", "--since"}, `git kb search --since VALUE 回滚`},
 	} {
 		out, errs, code := kb(t, dir, c.args...)
 		if code != exitUsage || !strings.Contains(errs, "flags go before") || !strings.Contains(errs, c.want) || out != "" {
