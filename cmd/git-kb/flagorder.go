@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -17,8 +18,10 @@ var queryCommands = map[string]bool{"search": true, "context": true, "ask": true
 // read as an argument: a push or blame-context failed with "takes one ...",
 // and a search or context pack searched for the word "--budget" and
 // silently ignored the budget. The error shows the command as it reads.
-// Everything after "--" is an argument, as usual.
-func flagOrder(app *cli.App, args []string) error {
+// Everything after "--" is an argument, as usual; --help after the
+// arguments asks for the command's help, as in git (git log x --help), and
+// flagOrder returns the command line that shows it.
+func flagOrder(app *cli.App, args []string) ([]string, error) {
 	cmds := app.Commands
 	var cmd *cli.Command
 	var path []string
@@ -40,7 +43,7 @@ func flagOrder(app *cli.App, args []string) error {
 		}
 	}
 	if cmd == nil || cmd.Hidden || len(cmd.Subcommands) > 0 {
-		return nil
+		return args, nil
 	}
 	flags := map[string]cli.Flag{}
 	for _, f := range append([]cli.Flag{cli.HelpFlag}, cmd.Flags...) {
@@ -68,14 +71,14 @@ func flagOrder(app *cli.App, args []string) error {
 		}
 		f, takesValue := lookup(a)
 		if f == nil {
-			return nil // an unknown flag: urfave/cli says so
+			return args, nil // an unknown flag: urfave/cli says so
 		}
 		if takesValue {
 			i++
 		}
 	}
 	if i >= len(args) || args[i] == "--" {
-		return nil
+		return args, nil
 	}
 	var moved, rest []string
 	for j := i; j < len(args); j++ {
@@ -88,6 +91,9 @@ func flagOrder(app *cli.App, args []string) error {
 		if f == nil || queryCommands[cmd.Name] && !strings.HasPrefix(a, "--") {
 			rest = append(rest, a)
 			continue
+		}
+		if f == cli.HelpFlag {
+			return append(slices.Clone(args[:1+len(path)]), "--help"), nil
 		}
 		moved = append(moved, a)
 		if takesValue {
@@ -102,7 +108,7 @@ func flagOrder(app *cli.App, args []string) error {
 		}
 	}
 	if len(moved) == 0 {
-		return nil
+		return args, nil
 	}
 	fixed := append(append(append([]string{"git kb"}, path...), args[1+len(path):i]...), moved...)
 	fixed = append(fixed, rest...)
@@ -110,10 +116,10 @@ func flagOrder(app *cli.App, args []string) error {
 		fixed[k] = shellQuote(fixed[k])
 	}
 	if queryCommands[cmd.Name] {
-		return usagef("flags go before the query (%s after it would be searched for as a word; to search for it, put it inside the quoted query): %s",
+		return nil, usagef("flags go before the query (%s after it would be searched for as a word; to search for it, put it inside the quoted query): %s",
 			moved[0], strings.Join(fixed, " "))
 	}
-	return usagef("flags go before the arguments (%s after them is not read as a flag): %s", moved[0], strings.Join(fixed, " "))
+	return nil, usagef("flags go before the arguments (%s after them is not read as a flag): %s", moved[0], strings.Join(fixed, " "))
 }
 
 // shellQuote quotes an argument for a command line a user can paste:

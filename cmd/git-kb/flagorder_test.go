@@ -43,6 +43,21 @@ func TestFlagsAfterArguments(t *testing.T) {
 	if out, errs, code := kb(t, dir, "show", "-n", "HEAD:docs/runbook/rollback.md#L1-L2"); code != exitOK || !strings.HasPrefix(strings.TrimSpace(out), "1") {
 		t.Errorf("show -n first: exit %d %q\n%s", code, errs, out)
 	}
+	// --help at the end shows the command's help, as git log x --help
+	// does, instead of refusing it or searching for it.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", "HEAD:docs/runbook/rollback.md", "--help"}, "git kb show - "},
+		{[]string{"search", "-n", "2", "回滚", "--help"}, "git kb search - "},
+		{[]string{"hooks", "install", "x", "-h"}, "git kb hooks install - "},
+	} {
+		out, errs, code := kb(t, dir, c.args...)
+		if code != exitOK || !strings.Contains(out, c.want) || errs != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want the help saying %q", c.args, code, errs, out, c.want)
+		}
+	}
 	// Words of a question: a short flag (go test -v), a flag that is not
 	// search's (--follow), and anything after "--".
 	for _, c := range []struct {

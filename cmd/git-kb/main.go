@@ -116,7 +116,7 @@ func run(ctx context.Context, args []string, e env) (code int) {
 	app := newApp(e)
 	args, err := helpArgs(app, args)
 	if err == nil {
-		err = flagOrder(app, args)
+		args, err = flagOrder(app, args)
 	}
 	if err == nil {
 		err = app.RunContext(ctx, args)
