@@ -1,11 +1,13 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/search"
+	"github.com/urfave/cli/v2"
 )
 
 // TestFlagsAfterArguments: a command's own flag written after its
@@ -74,4 +76,86 @@ func TestFlagsAfterArguments(t *testing.T) {
 			t.Errorf("%q: query %q, want %q", c.args, r.Query, c.query)
 		}
 	}
+}
+
+// TestExamplesPutFlagsFirst: every git kb command line in the README's
+// code blocks and in the commands' --help passes flagOrder, so no example
+// teaches a line that is refused (git kb push upstream --rev v1.4.0 was
+// one).
+func TestExamplesPutFlagsFirst(t *testing.T) {
+	app := newApp(env{})
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	fence := false
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fence = !fence
+		} else if fence {
+			lines = append(lines, "README.md: "+l)
+		}
+	}
+	var walk func(cmds []*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			for _, l := range strings.Split(c.Description, "\n") {
+				lines = append(lines, c.Name+" --help: "+l)
+			}
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+	n := 0
+	for _, l := range lines {
+		where, text, _ := strings.Cut(l, ": ")
+		for _, cmdline := range strings.Split(text, "git kb ")[1:] {
+			args := append([]string{"git-kb"}, shellWords(cmdline)...)
+			n++
+			if _, err := flagOrder(app, args); err != nil {
+				t.Errorf("%s: %s\n  %v", where, strings.TrimSpace(text), err)
+			}
+		}
+	}
+	if n < 50 {
+		t.Errorf("only %d example command lines found", n)
+	}
+}
+
+// shellWords splits a command line as a shell would, for the quoting the
+// examples use ('...', "..."), up to its end: a pipe, a redirection, a
+// ; or && and the next command, or a # comment.
+func shellWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, in = r, true
+		case strings.ContainsRune("|;&<>", r) || r == '#' && !in:
+			if in {
+				words = append(words, w.String())
+			}
+			return words
+		case r == ' ' || r == '\t':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+			}
+			in = false
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
 }
