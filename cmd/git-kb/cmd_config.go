@@ -44,7 +44,9 @@ Examples:
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				if f := c.Args().Get(1); strings.HasPrefix(f, "-") {
-					return usagef("flags go before KEY: git kb config %s %s", f, c.Args().First())
+					// config's own flags after KEY are refused before
+					// this (flagOrder): this one is no flag of config's.
+					return usagef("config has no flag %s: see git kb config --help", f)
 				}
 				return usagef("config takes one KEY at most (got %q)", c.Args().Slice())
 			}

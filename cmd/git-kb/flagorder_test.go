@@ -39,6 +39,11 @@ func TestFlagsAfterArguments(t *testing.T) {
 		}
 	}
 
+	// A flag that is not the command's is not sent before the arguments
+	// (where it would fail as unknown).
+	if _, errs, code := kb(t, dir, "config", "kb.rerank.mode", "--jsn"); code != exitUsage || !strings.Contains(errs, "config has no flag --jsn") {
+		t.Errorf("config KEY --jsn: exit %d %q", code, errs)
+	}
 	if out, errs, code := kb(t, dir, "context", "--budget", "800", "连接池 打满"); code != exitOK || !strings.Contains(out, "Context for: 连接池 打满\n") {
 		t.Errorf("flags first: exit %d %q\n%s", code, errs, out)
 	}
