@@ -118,13 +118,9 @@ func TestMinScoreNeedsRerank(t *testing.T) {
 // not the first digit of its reply. Those results keep their first-stage
 // rank and the answer says degraded, naming the model and the reply.
 func TestRerankLLMChattyJudge(t *testing.T) {
-	js := &judgeServer{favourite: "deploy rollback"}
+	dir, js := judgedRepo(t)
 	chatty := "Passage [1] is somewhat relevant to the question, since it talks about pools."
 	js.chatty.Store(&chatty)
-	srv := httptest.NewServer(js)
-	defer srv.Close()
-	dir := gittest.New(t, docs)
-	gittest.Git(t, dir, "config", "kb.chat.baseURL", srv.URL+"/v1")
 	gittest.Git(t, dir, "config", "kb.chat.model", "judge-7b")
 
 	r := searchJSON(t, dir, "--rerank", "llm", "连接池打满 回滚 重试")
