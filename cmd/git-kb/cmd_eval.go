@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -154,8 +155,9 @@ const unrankableShown = 10
 // warnUnrankable names the relevant paths the view cannot rank: not in
 // the commit's tree (a typo, a file renamed since it was labelled), or
 // in it but not indexed (binary, vendored, too large, kb.exclude). Such a
-// question is a miss in every configuration whatever the search does, so
-// the label is worth a look before the figures are believed.
+// path is a miss in every configuration whatever the search does (and so
+// is its question, if it has no other relevant path), so the label is
+// worth a look before the figures are believed.
 func warnUnrankable(ctx context.Context, note func(string, ...any), repo *gitx.Repo, v *engine.View, qs []eval.Query) {
 	indexed := map[string]bool{}
 	for _, e := range v.View.Entries {
@@ -167,6 +169,10 @@ func warnUnrankable(ctx context.Context, note func(string, ...any), repo *gitx.R
 	var tree map[string]bool // read at the first path not indexed
 	n := 0
 	for _, q := range qs {
+		misses := "the path misses in every configuration"
+		if !slices.ContainsFunc(q.Relevant, func(p string) bool { return indexed[p] }) {
+			misses = "the question misses in every configuration"
+		}
 		for _, p := range q.Relevant {
 			if indexed[p] {
 				continue
@@ -187,7 +193,7 @@ func warnUnrankable(ctx context.Context, note func(string, ...any), repo *gitx.R
 			if tree[p] {
 				why = "is not indexed (binary, vendored, too large or excluded) at"
 			}
-			note("eval: %s (%s): relevant path %s %s %s: the question misses in every configuration", q.Where, q.ID, p, why, at[:12])
+			note("eval: %s (%s): relevant path %s %s %s: %s", q.Where, q.ID, p, why, at[:12], misses)
 		}
 	}
 	if n > unrankableShown {
