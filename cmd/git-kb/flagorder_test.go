@@ -164,3 +164,24 @@ func shellWords(s string) []string {
 	}
 	return words
 }
+
+// TestUnknownFlagIsOneLine: an unknown flag of a command or subcommand
+// is one line on stderr naming where its flags are listed, exit 2, and
+// nothing on stdout (urfave/cli printed "Incorrect Usage" and the whole
+// help there, into the --json a script reads).
+func TestUnknownFlagIsOneLine(t *testing.T) {
+	dir := gittest.New(t, docs)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "-n5", "--json", "回滚"}, "git kb search --help lists its flags"},
+		{[]string{"hooks", "install", "--bogus"}, "git kb hooks install --help lists its flags"},
+		{[]string{"eval", "--jsn", "q.jsonl"}, "git kb eval --help lists its flags"},
+	} {
+		out, errs, code := kb(t, dir, c.args...)
+		if code != exitUsage || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, one line saying %q", c.args, code, out, errs, exitUsage, c.want)
+		}
+	}
+}

@@ -165,7 +165,7 @@ func tidy(msg string) string {
 }
 
 func newApp(e env) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:      "git kb",
 		HelpName:  "git kb",
 		Usage:     "search a repository's docs and code, per commit, with citations",
@@ -207,6 +207,24 @@ Help on a command:  git kb help COMMAND, git kb COMMAND --help, man git-kb-COMMA
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err.Error()}
 		},
+	}
+	quietUsage(app.Commands, "git kb")
+	return app
+}
+
+// quietUsage gives every command the app's handling of a usage error (an
+// unknown flag, a bad value): one line on stderr, exit 2. Without it
+// urfave/cli prints "Incorrect Usage" and the command's whole help to
+// stdout, into the --json a script reads.
+func quietUsage(cmds []*cli.Command, parent string) {
+	for _, c := range cmds {
+		name := parent + " " + c.Name
+		if c.OnUsageError == nil {
+			c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+				return usagef("%v (%s --help lists its flags)", err, name)
+			}
+		}
+		quietUsage(c.Subcommands, name)
 	}
 }
 
