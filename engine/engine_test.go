@@ -247,19 +247,24 @@ func TestOpenViewStandsInWhileIndexing(t *testing.T) {
 	}
 }
 
-func TestContextPack(t *testing.T) {
-	ctx := context.Background()
-	k, dir, _ := open(t)
-	head := gittest.Git(t, dir, "rev-parse", "HEAD")
-	q := "发布失败后如何回滚"
+// jsonPack is k's JSON context pack of 2,000 bytes for q.
+func jsonPack(t *testing.T, k *Engine, q string) *pack.Pack {
+	t.Helper()
 	parsed, err := search.ParseQuery(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := k.ContextPack(ctx, ContextRequest{Request: search.Request{Query: q, Parsed: parsed}, Budget: 2000, Ratios: pack.DefaultRatios, Format: pack.JSON})
+	p, err := k.ContextPack(context.Background(), ContextRequest{Request: search.Request{Query: q, Parsed: parsed}, Budget: 2000, Ratios: pack.DefaultRatios, Format: pack.JSON})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func TestContextPack(t *testing.T) {
+	k, dir, _ := open(t)
+	head := gittest.Git(t, dir, "rev-parse", "HEAD")
+	p := jsonPack(t, k, "发布失败后如何回滚")
 	if p.Commit != head || len(p.Blocks) == 0 || p.Blocks[0].Path != "docs/runbook/rollback.md" || !strings.Contains(p.Blocks[0].Text, "deploy rollback") {
 		t.Fatalf("pack: %+v", p)
 	}

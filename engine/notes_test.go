@@ -129,23 +129,14 @@ func TestDegradedNotes(t *testing.T) {
 // for, once): the pack's files are told from the search's by path, a
 // path holding ": " included.
 func TestPackNamesUnreadFilesByPath(t *testing.T) {
-	ctx := context.Background()
 	const lost = "docs/超时: 重试.md"
 	k, notes := damagedRepo(t, map[string]string{
 		lost:          "# 超时\n\n请求超时之后按指数退避重试。\n",
 		"docs/ok.md":  "# 重试\n\n失败的请求按指数退避重试，最多三次。\n",
 		"docs/etc.md": "# 其他\n\n与本题无关的内容。\n",
 	}, lost, nil)
-	q := `"按指数退避重试"`
-	parsed, err := search.ParseQuery(q)
-	if err != nil {
-		t.Fatal(err)
-	}
 	*notes = nil
-	p, err := k.ContextPack(ctx, ContextRequest{Request: search.Request{Query: q, Parsed: parsed}, Budget: 2000, Ratios: pack.DefaultRatios, Format: pack.JSON})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := jsonPack(t, k, `"按指数退避重试"`)
 	t.Logf("unread %q, notices %q", p.Unread, *notes)
 	if len(p.Blocks) == 0 || p.Blocks[0].Path != "docs/ok.md" || len(p.UnreadFiles) != 0 {
 		t.Fatalf("pack of %d blocks, unread %q: want docs/ok.md, nothing left out", len(p.Blocks), p.Unread)
