@@ -48,15 +48,6 @@ var minorPlatforms = map[string][]string{
 	"zos":       {"zos", "z/os"},
 }
 
-// platformOf returns the minor platform a Go or assembly file's name
-// restricts it to ("" for none): NAME_GOOS.go, NAME_GOOS_GOARCH.go, with
-// _test before the extension or not, as go/build reads them (a GOOS
-// followed by any other word, exec_windows_helper.go, restricts nothing).
-func platformOf(p string) string {
-	_, platform, _ := platformStem(p)
-	return platform
-}
-
 // goArchs are the GOARCH values a file name may end with after its GOOS
 // (zerrors_linux_amd64.go), and mainPlatforms the suffixes of the files
 // built for the platforms the prior does not demote.
@@ -71,7 +62,9 @@ var (
 // directory and the name without its _test, GOARCH and GOOS suffixes
 // (os/exec/lp for lp_windows.go, lp_unix.go and lp.go alike), and the
 // minor platform it is built for ("" for any other): the files of one
-// stem are one implementation's variants. The stem is a prefix of p, so
+// stem are one implementation's variants. As go/build reads a name, a
+// GOOS followed by any other word (exec_windows_helper.go) restricts
+// nothing. The stem is a prefix of p, so
 // platformVariants's scan of a directory allocates nothing per file.
 func platformStem(p string) (stem, platform string, ok bool) {
 	ext := path.Ext(p)
@@ -103,45 +96,51 @@ func cutLastPart(name string) (rest, part string, ok bool) {
 	return name[:i], name[i+1:], true
 }
 
-// platformVariants says, for the stems of the given files built for a
-// minor platform, which platforms the view's files of that stem are
-// built for ("" for any other): a file is a variant only beside another
-// platform's file of its stem. One pass over the view's paths, comparing
-// directories first, so Go's 10,000 files cost little.
-func platformVariants(v *store.View, files []*fileHits) map[string]map[string]bool {
-	want := map[string]map[string]bool{}
+// platformVariants returns the platform of each of files that is a
+// variant: built for a minor platform, beside a file of its stem built
+// for another platform ("" counts: lp_windows.go beside lp_unix.go or
+// lp.go). With partial (an org search, whose view holds its candidates
+// only) every minor platform's file counts: a counterpart missing there
+// says nothing of the repository. One pass over the view's paths,
+// comparing directories first, so Go's 10,000 files cost little.
+func platformVariants(v *store.View, files []*fileHits, partial bool) map[*fileHits]string {
+	out := map[*fileHits]string{}
+	type stemOf struct{ stem, platform string }
+	mine := map[*fileHits]stemOf{}
+	others := map[string]map[string]bool{} // stem -> platforms of the view's files
 	dirs := map[string]bool{}
 	for _, f := range files {
 		if stem, p, ok := platformStem(f.entry.Path); ok && p != "" {
-			want[stem] = map[string]bool{}
+			if partial {
+				out[f] = p
+				continue
+			}
+			mine[f] = stemOf{stem, p}
+			others[stem] = map[string]bool{}
 			dirs[stem[:strings.LastIndexByte(stem, '/')+1]] = true
 		}
 	}
-	if len(want) == 0 {
-		return want
+	if len(mine) == 0 {
+		return out
 	}
 	for i := range v.Entries {
 		e := &v.Entries[i]
 		if !dirs[e.Path[:strings.LastIndexByte(e.Path, '/')+1]] {
 			continue
 		}
-		if stem, p, ok := platformStem(e.Path); ok && want[stem] != nil {
-			want[stem][p] = true
+		if stem, p, ok := platformStem(e.Path); ok && others[stem] != nil {
+			others[stem][p] = true
 		}
 	}
-	return want
-}
-
-// isVariant reports whether the file at p, built for a minor platform,
-// has a file of its stem built for another platform in variants.
-func isVariant(p string, variants map[string]map[string]bool) bool {
-	stem, platform, _ := platformStem(p)
-	for q := range variants[stem] {
-		if q != platform {
-			return true
+	for f, m := range mine {
+		for p := range others[m.stem] {
+			if p != m.platform {
+				out[f] = m.platform
+				break
+			}
 		}
 	}
-	return false
+	return out
 }
 
 // namesPlatform reports whether the question names the platform: one of

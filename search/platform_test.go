@@ -23,8 +23,8 @@ func TestPlatformOf(t *testing.T) {
 		"docs/install_windows.md":                "", // not Go
 		"internal/syscall/windows/registry/x.go": "",
 	} {
-		if got := platformOf(p); got != want {
-			t.Errorf("platformOf(%q) = %q, want %q", p, got, want)
+		if _, got, _ := platformStem(p); got != want {
+			t.Errorf("platformStem(%q) platform %q, want %q", p, got, want)
 		}
 	}
 }
@@ -181,11 +181,11 @@ func TestPlatformVariantsAllocatePerCandidate(t *testing.T) {
 	if a := testing.AllocsPerRun(10, func() { platformStem("runtime/sys_windows_amd64_test.go") }); a != 0 {
 		t.Errorf("platformStem allocates %v times", a)
 	}
-	var variants map[string]map[string]bool
-	if a := testing.AllocsPerRun(10, func() { variants = platformVariants(v, files) }); a > 20 {
+	var variants map[*fileHits]string
+	if a := testing.AllocsPerRun(10, func() { variants = platformVariants(v, files, false) }); a > 20 {
 		t.Errorf("platformVariants over %d files allocates %v times: per file", len(v.Entries), a)
 	}
-	if !isVariant("runtime/os_windows.go", variants) {
+	if variants[files[0]] != "windows" {
 		t.Errorf("os_windows.go beside os_linux.go is no variant: %v", variants)
 	}
 }

@@ -1068,16 +1068,10 @@ func (s *Searcher) priors(req Request, q *query, files []*fileHits) error {
 		weigh(f, chunk.PathKind(f.entry.Path))
 	}
 	if req.on(LeverPlatform) && !req.NoPriors {
-		// An org search's view holds its candidates only, not the
-		// repository's other files: there every such file counts as a
-		// variant, as most are.
 		partial := req.Overlay != nil && req.Overlay.Partial
-		var variants map[string]map[string]bool
-		if !partial {
-			variants = platformVariants(req.View, files)
-		}
+		variants := platformVariants(req.View, files, partial)
 		for _, f := range files {
-			if p := platformOf(f.entry.Path); p != "" && !namesPlatform(q.text, p) && (partial || isVariant(f.entry.Path, variants)) {
+			if p, ok := variants[f]; ok && !namesPlatform(q.text, p) {
 				why := "built for " + p + " only, by its name, beside another platform's file of its name; the question names no platform"
 				if partial {
 					why = "built for " + p + " only, by its name; the question names no platform"
