@@ -120,13 +120,17 @@ func NearPaths(p string, paths iter.Seq[string], dirs bool) []string {
 	return near
 }
 
-// checkFiles refuses a query whose @paths name nothing of the view: a
-// scope that holds nothing answers nothing, and "no results" would not
-// say why. (A view holds only files with chunks.)
+// checkFiles refuses a query whose @paths, path: globs or lang: names
+// match no file of the view: a scope that holds nothing answers nothing,
+// and "no results" would not say why. (A view holds only files with
+// chunks.) Only each operator alone is checked: path:docs/ lang:go in a
+// repository with both but no Go under docs/ is an honest "no results".
 func checkFiles(req Request) error {
-	if req.Parsed == nil || len(req.Parsed.Files) == 0 || req.View == nil {
+	if req.Parsed == nil || req.View == nil {
 		return nil
 	}
+	q := req.Parsed
+	commit := hex.EncodeToString(req.Commit[:])
 	paths := func(yield func(string) bool) {
 		for i := range req.View.Entries {
 			if !yield(req.View.Entries[i].Path) {
@@ -134,7 +138,7 @@ func checkFiles(req Request) error {
 			}
 		}
 	}
-	for _, f := range req.Parsed.Files {
+	for _, f := range q.Files {
 		f = strings.TrimSuffix(f, "/")
 		named := false
 		for p := range paths {
@@ -143,10 +147,98 @@ func checkFiles(req Request) error {
 			}
 		}
 		if !named {
-			return &PathError{Path: f, Near: NearPaths(f, paths, true), Commit: hex.EncodeToString(req.Commit[:])}
+			return &PathError{Path: f, Near: NearPaths(f, paths, true), Commit: commit}
 		}
 	}
+	if len(q.Paths) > 0 {
+		in, err := PathScope(strings.Join(q.Paths, ","))
+		if err != nil {
+			return err
+		}
+		if !anyPath(paths, in) {
+			return &FilterError{Op: "path", Values: q.Paths, Commit: commit}
+		}
+	}
+	if len(q.Langs) > 0 && !anyPath(paths, func(p string) bool { return langIn(chunk.Lang(p), q.Langs) }) {
+		return &FilterError{Op: "lang", Values: q.Langs, Commit: commit, Langs: viewLangs(paths)}
+	}
 	return nil
+}
+
+// anyPath says whether in accepts one of paths.
+func anyPath(paths iter.Seq[string], in func(string) bool) bool {
+	for p := range paths {
+		if in(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// FilterError says a path: or lang: operator of a query matches no file
+// of the view. Langs are the view's languages with their file counts,
+// the most files first, for a lang: that named none of them (lang:zh
+// for Chinese text: lang: is a file's language, not its words').
+type FilterError struct {
+	Op     string // "path" or "lang"
+	Values []string
+	Commit string
+	Langs  []LangCount
+}
+
+// LangCount is how many files of the view are of a language.
+type LangCount struct {
+	Lang  string
+	Files int
+}
+
+// maxLangsShown bounds the languages a FilterError lists.
+const maxLangsShown = 8
+
+func (e *FilterError) Error() string {
+	ops := e.Op + ":" + strings.Join(e.Values, " "+e.Op+":")
+	msg := fmt.Sprintf("%s matches no indexed file at %.12s", ops, e.Commit)
+	if e.Op == "path" {
+		return msg + " (path: takes a glob from the repository's top: docs/, *.go, docs/**/*.md; README's \"What gets indexed\" lists the files left out)"
+	}
+	var have []string
+	for i, l := range e.Langs {
+		if i == maxLangsShown {
+			have = append(have, fmt.Sprintf("and %d more", len(e.Langs)-i))
+			break
+		}
+		files := "files"
+		if l.Files == 1 {
+			files = "file"
+		}
+		have = append(have, fmt.Sprintf("%s (%d %s)", l.Lang, l.Files, files))
+	}
+	if len(have) == 0 {
+		return msg
+	}
+	return msg + "; lang: takes a file's language, and this commit has " + strings.Join(have, ", ")
+}
+
+// viewLangs counts the files of each language among paths, the most
+// files first (files of no language left out).
+func viewLangs(paths iter.Seq[string]) []LangCount {
+	n := map[string]int{}
+	for p := range paths {
+		if l := chunk.Lang(p); l != "" {
+			n[l]++
+		}
+	}
+	out := make([]LangCount, 0, len(n))
+	for l, c := range n {
+		out = append(out, LangCount{l, c})
+	}
+	slices.SortFunc(out, func(a, b LangCount) int {
+		if a.Files != b.Files {
+			return b.Files - a.Files
+		}
+		return strings.Compare(a.Lang, b.Lang)
+	})
+	return out
 }
 
 // langIn says whether language l is one of those a query named, with

@@ -127,7 +127,8 @@ func run(ctx context.Context, args []string, e env) (code int) {
 	var ue usageError
 	var eu *engine.UsageError
 	var pe *search.PathError
-	if errors.As(err, &ue) || errors.As(err, &eu) || errors.As(err, &pe) || isFlagError(err) {
+	var fe *search.FilterError
+	if errors.As(err, &ue) || errors.As(err, &eu) || errors.As(err, &pe) || errors.As(err, &fe) || isFlagError(err) {
 		fmt.Fprintf(e.Stderr, "git kb: %s\n", tidy(err.Error()))
 		return exitUsage
 	}

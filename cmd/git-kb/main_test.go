@@ -347,6 +347,40 @@ func TestAtPathNamesNothing(t *testing.T) {
 	}
 }
 
+// TestFilterMatchesNothing: a path: glob or a lang: that no indexed
+// file passes is refused (exit 2) saying so, and for lang: which
+// languages the commit has (lang:zh is a file's language, not the text's);
+// a filter that matches, and two that each match but not together, still
+// answer (the latter with no results).
+func TestFilterMatchesNothing(t *testing.T) {
+	files := map[string]string{"cmd/retry.go": "package cmd\n\n// Retry 回滚之前重试三次。\nfunc Retry() {}\n"}
+	for p, c := range docs {
+		files[p] = c
+	}
+	dir := gittest.New(t, files)
+	indexJSON(t, dir)
+	for _, tc := range []struct{ query, want string }{
+		{"lang:zh 回滚", "lang:zh matches no indexed file at "},
+		{"lang:python lang:rust 回滚", "this commit has markdown ("},
+		{"path:nothing/ 回滚", "path:nothing/ matches no indexed file"},
+		{"path:*.rs path:src/ 回滚", "path:*.rs path:src/ matches no indexed file"},
+	} {
+		_, errs, code := kb(t, dir, "search", tc.query)
+		if code != exitUsage || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and one line with %q", tc.query, code, errs, exitUsage, tc.want)
+		}
+	}
+	if _, errs, _ := kb(t, dir, "search", "lang:zh 回滚"); !strings.Contains(errs, "markdown (3 files), go (2 files)") {
+		t.Errorf("lang:zh: the commit's languages not listed: %q", errs)
+	}
+	if r := searchJSON(t, dir, "lang:golang 回滚"); len(r.Results) == 0 || r.Results[0].Path != "cmd/retry.go" {
+		t.Errorf("lang:golang: %+v", r.Results)
+	}
+	if r := searchJSON(t, dir, "path:docs/ lang:go 回滚"); len(r.Results) != 0 {
+		t.Errorf("path:docs/ lang:go: want no results, got %+v", r.Results)
+	}
+}
+
 func TestStatusAndRepoUntouched(t *testing.T) {
 	dir := gittest.New(t, docs)
 	before := gittest.Git(t, dir, "status", "--porcelain", "--ignored")
