@@ -13,7 +13,8 @@ import (
 // Query is a parsed query: free text ranked by BM25 (and vectors), plus
 // operators that filter or steer the results.
 //
-//	"exact phrase"   the chunk must contain it, words in order
+//	"exact phrase"   the chunk must contain it, words in order (“短语”
+//	                 and 「短语」 too: what a Chinese IME types)
 //	-word -"phrase"  drop chunks containing it
 //	path:GLOB        only files matching (PathScope syntax)
 //	-path:GLOB       drop files matching (a directory: -path:vendor)
@@ -119,6 +120,19 @@ func ParseQuery(raw string) (*Query, error) {
 			}
 			continue
 		}
+		if phrase, n := cjkQuoted(s[i:]); n > 0 {
+			i += n
+			if phrase == "" {
+				continue
+			}
+			if neg {
+				q.Excludes = append(q.Excludes, phrase)
+			} else {
+				q.Phrases = append(q.Phrases, phrase)
+				text = append(text, phrase)
+			}
+			continue
+		}
 		// A word runs to the next space; an operator value may be quoted.
 		j := i
 		for j < len(s) {
@@ -133,6 +147,9 @@ func ParseQuery(raw string) (*Query, error) {
 				}
 				j += end + 2
 				continue
+			}
+			if _, n := cjkQuoted(s[j:]); n > 0 && j > i {
+				break // a Chinese quotation glued to the word: a phrase of its own
 			}
 			j += size
 		}
@@ -215,6 +232,29 @@ func ParseQuery(raw string) (*Query, error) {
 		return nil, &QueryError{raw, 0, "nothing to search for: add words, a \"phrase\" or @@Symbol"}
 	}
 	return q, nil
+}
+
+// cjkQuotes are the quotation marks Chinese text uses, opening and
+// closing: a Chinese IME types “” where English has "".
+var cjkQuotes = [][2]string{{"“", "”"}, {"「", "」"}, {"『", "』"}}
+
+// cjkQuoted reads a Chinese quotation at the start of s (“慢查询”, 「回滚」):
+// its text, trimmed, and how many bytes it takes, quotes included; 0
+// when s does not start with one or it is never closed (a stray “ in
+// pasted prose is a character, not syntax, unlike an unclosed ", which
+// only a query writes).
+func cjkQuoted(s string) (string, int) {
+	for _, q := range cjkQuotes {
+		if !strings.HasPrefix(s, q[0]) {
+			continue
+		}
+		end := strings.Index(s[len(q[0]):], q[1])
+		if end < 0 {
+			return "", 0
+		}
+		return strings.TrimSpace(s[len(q[0]) : len(q[0])+end]), len(q[0]) + end + len(q[1])
+	}
+	return "", 0
 }
 
 // flagRE matches what follows the first dash of a command-line flag:

@@ -27,6 +27,13 @@ func TestParseQuery(t *testing.T) {
 		{`go test -fuzz 的变异器 -count=1 -测试`, Query{Text: "go test -fuzz 的变异器 -count=1", Excludes: []string{"测试"}}},
 		{`git log --follow 跟踪改名 -"merge"`, Query{Text: "git log --follow 跟踪改名", Excludes: []string{"merge"}}},
 		{`retry --race -mock`, Query{Text: "retry --race", Excludes: []string{"mock"}}},
+		// Chinese quotation marks (what a Chinese IME types) quote a
+		// phrase as "" do, glued to the text around them or not; one
+		// never closed is a character of the text.
+		{`报错“Information schema is changed”怎么办`, Query{Text: "报错 Information schema is changed 怎么办", Phrases: []string{"Information schema is changed"}}},
+		{`什么是「悲观事务」 -“乐观 事务”`, Query{Text: "什么是 悲观事务", Phrases: []string{"悲观事务"}, Excludes: []string{"乐观 事务"}}},
+		{`他说“回滚 就好`, Query{Text: "他说“回滚 就好"}},
+		{`“ ”回滚`, Query{Text: "回滚"}},
 	}
 	for _, c := range cases {
 		got, err := ParseQuery(c.in)

@@ -46,7 +46,8 @@ no vectors yet, search answers lexically and says so ("degraded" in --json).
 
 Query language (--literal turns it off):
   "exact phrase"      chunks containing the words in this order (if none
-                      does, its words are ranked and "degraded" says so)
+                      does, its words are ranked and "degraded" says so);
+                      “短语” and 「短语」 quote too, even glued to the text
   -word  -"a phrase"  leave out chunks containing it; a flag (--follow, or
                       -race in a Chinese question) is a word; -"race" excludes it
   path:docs/**/*.md   only files matching the glob (dir/, *.go, a/**/b)

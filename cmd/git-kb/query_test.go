@@ -26,6 +26,13 @@ func TestQueryLanguage(t *testing.T) {
 	if got := ps(`"回滚到上一个稳定版本"`); got != "docs/runbook/rollback.md" {
 		t.Errorf("phrase: %s", got)
 	}
+	// Chinese quotation marks quote a phrase too, glued to the question.
+	if got := ps(`什么时候要“回滚到上一个稳定版本”？`); got != "docs/runbook/rollback.md" {
+		t.Errorf("“phrase”: %s", got)
+	}
+	if got := ps(`回滚 -「测试」`); strings.Contains(got, "notes/test.md") || !strings.Contains(got, "rollback.md") {
+		t.Errorf("-「phrase」: %s", got)
+	}
 	// A phrase no file holds in that order (a quoted route, a message
 	// spaced otherwise) ranks its words instead, and says so.
 	if r := searchJSON(t, dir, `"版本 稳定" 回滚`); !strings.Contains(r.Degraded, `no file holds "版本 稳定" as written`) ||
