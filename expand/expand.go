@@ -16,7 +16,7 @@
 // The package only finds words; how much they weigh is search's business.
 package expand
 
-//go:generate go run ./internal/gencedict -out . -freq ../segment/zhdict.txt
+//go:generate go run ./internal/gencedict -out . -freq ../segment/zhdict.txt -t2s ../segment/zht2s.txt
 //go:generate go run ./internal/genglossary -dir .
 
 import (
@@ -79,6 +79,7 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 	if an == nil {
 		an = segment.Tiny()
 	}
+	text = segment.Normalize(text) // the tables are simplified and half-width, as the analyzer's terms are
 	runs := hanRuns(text)
 	if len(runs) > 1 {
 		an = an.For(runs) // one dictionary for all the runs

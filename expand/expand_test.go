@@ -57,6 +57,23 @@ func TestExpandChineseToEnglish(t *testing.T) {
 	}
 }
 
+// TestExpandTraditional: a question in traditional characters gains the
+// translations and written words its simplified form would (the tables
+// are simplified), named by that form, which is what the analyzer's terms
+// are; full-width letters are read as ASCII ones.
+func TestExpandTraditional(t *testing.T) {
+	exps := Expand("發佈失敗了就回滾，服務起不來", nil)
+	if e := find(exps, "回滚"); e == nil || e.Source != SourceGlossary || e.To[0] != "rollback" {
+		t.Errorf("回滾: %+v, want 回滚 -> rollback (all: %+v)", e, exps)
+	}
+	if e := find(exps, "起不来"); e == nil || e.Source != SourceParaphrase {
+		t.Errorf("起不來: %+v, want the paraphrase of 起不来 (all: %+v)", e, exps)
+	}
+	if e := find(Expand("ｒｏｌｌｂａｃｋ 怎么做", nil), "rollback"); e == nil || e.To[0] != "回滚" {
+		t.Errorf("full-width rollback: %+v", Expand("ｒｏｌｌｂａｃｋ 怎么做", nil))
+	}
+}
+
 // TestExpandAgreesWithAnalyzer: Chinese words are looked up where the
 // analyzer (the one that cut the query's terms) cuts them. Each case is a
 // question's phrase, the words expanded (from, source, first word added)

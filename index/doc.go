@@ -47,4 +47,6 @@ package index
 //	11: a fifth field, what a Markdown page says it is about (its
 //	   front-matter summary and description), in every chunk's postings;
 //	   front-matter block scalars (description: >) are read
-const PipelineVersion = 11
+//	12: traditional Chinese characters are analyzed as simplified ones
+//	   (segment.Normalize), so questions and docs in either script meet
+const PipelineVersion = 12

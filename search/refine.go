@@ -10,6 +10,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -478,9 +479,12 @@ func (s *Searcher) chunkText(e *store.ViewEntry, c uint32) (string, error) {
 	return strings.Join(lines[lo-1:hi], "\n"), nil
 }
 
-// normalize lowercases and collapses whitespace, so a phrase matches
-// across line breaks and case.
-func normalize(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+// normalize lowercases, collapses whitespace and folds as the analyzer
+// does (full width, traditional characters), so a phrase matches across
+// line breaks, case and script, as its words do.
+func normalize(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(segment.Normalize(s))), " ")
+}
 
 func containsAll(text string, phrases []string) bool {
 	if len(phrases) == 0 {

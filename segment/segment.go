@@ -242,16 +242,18 @@ func isASCIILetters(s string) bool {
 }
 
 // Normalize folds full-width forms to half-width (ＡＢＣ１２３ -> ABC123,
-// full-width punctuation -> ASCII) and replaces invalid UTF-8. Case is kept:
-// identifier splitting needs it.
+// full-width punctuation -> ASCII), traditional Chinese characters to
+// simplified (慢查詢 -> 慢查询: the dictionary is simplified, and a team's
+// docs and questions may be written in either), and replaces invalid
+// UTF-8. Case is kept: identifier splitting needs it.
 func Normalize(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	if !hasWide(s) {
-		return s
+	if hasWide(s) {
+		s = width.Fold.String(s)
 	}
-	return width.Fold.String(s)
+	return foldTraditional(s)
 }
 
 func hasWide(s string) bool {

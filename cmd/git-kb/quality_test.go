@@ -67,17 +67,27 @@ func TestQualityFloorDocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes and queries the docs corpus (about 30 s)")
 	}
-	checkBundleFloor(t, "tidb-docs-cn.bundle", "docs")
+	dir := checkBundleFloor(t, "tidb-docs-cn.bundle", "docs")
+	// The same questions in traditional characters hold the same floor:
+	// both scripts are analyzed alike.
+	checkFloor(t, dir, "docs", []string{hantSet("docs")})
+}
+
+// hantSet is a testdata/eval set's questions in traditional characters
+// (testdata/eval/hant.py).
+func hantSet(set string) string {
+	return filepath.Join("..", "..", "testdata", "eval", set+"-hant.jsonl")
 }
 
 // checkBundleFloor clones a corpus bundle, indexes it and checks the
-// floor of its query sets.
-func checkBundleFloor(t *testing.T, bundleName, set string) {
+// floor of its query sets; it returns the indexed clone.
+func checkBundleFloor(t *testing.T, bundleName, set string) string {
 	bundle := gittest.CorpusBundle(t, bundleName)
 	queries := evalSets(t, filepath.Dir(bundle), set)
 	dir := gittest.Clone(t, bundle)
 	indexJSON(t, dir)
 	checkFloor(t, dir, set, queries)
+	return dir
 }
 
 func TestQualityFloorGoSource(t *testing.T) {
@@ -103,6 +113,7 @@ func TestQualityFloorGoSource(t *testing.T) {
 	gittest.Git(t, dir, "commit", "-q", "-m", "Go source")
 	indexJSON(t, dir)
 	checkFloor(t, dir, "code", queries)
+	checkFloor(t, dir, "code", []string{hantSet("code")})
 }
 
 func TestQualityFloorPolaris(t *testing.T) {

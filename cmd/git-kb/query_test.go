@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,5 +97,33 @@ func TestQueryLanguage(t *testing.T) {
 	}
 	if got := ps("--since", "2030-01-01", "回滚"); got != "" {
 		t.Errorf("--since in the future: %s", got)
+	}
+}
+
+// TestTraditionalChinese: docs in traditional characters are found by a
+// question in simplified ones and the other way round, and highlights
+// mark the words as the document writes them.
+func TestTraditionalChinese(t *testing.T) {
+	dir := gittest.New(t, map[string]string{
+		"docs/rollback.md": "# 發佈回滾手冊\n\n線上發佈失敗時，值班同學應立即回滾到上一個穩定版本。\n\n連線池打滿時先檢查慢查詢日誌。\n",
+		"docs/scale.md":    "# 扩容手册\n\n集群扩容前先检查磁盘水位，再逐台加入节点。\n",
+		"docs/other.md":    "# 其他\n\n与发布无关的说明。\n",
+	})
+	r := searchJSON(t, dir, "慢查询日志")
+	if len(r.Results) == 0 || r.Results[0].Path != "docs/rollback.md" {
+		t.Fatalf("a simplified question over a traditional doc: %v", paths(r))
+	}
+	if hl := r.Results[0].Highlights; !slices.Contains(hl, "查詢") || !slices.Contains(hl, "日誌") {
+		t.Errorf("highlights %q: want the document's own 查詢 and 日誌", hl)
+	}
+	if r := searchJSON(t, dir, "擴容前檢查什麼"); len(r.Results) == 0 || r.Results[0].Path != "docs/scale.md" {
+		t.Errorf("a traditional question over a simplified doc: %v", paths(r))
+	}
+	// Phrases and exclusions compare text folded alike.
+	if r := searchJSON(t, dir, `"慢查询日志"`); r.Degraded != "" || strings.Join(paths(r), ",") != "docs/rollback.md" {
+		t.Errorf(`"慢查询日志" over 慢查詢日誌: degraded %q, %v`, r.Degraded, paths(r))
+	}
+	if r := searchJSON(t, dir, `发布 -"上一个稳定"`); slices.Contains(paths(r), "docs/rollback.md") {
+		t.Errorf(`-"上一个稳定" kept the page that says 上一個穩定: %v`, paths(r))
 	}
 }

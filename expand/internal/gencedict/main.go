@@ -13,6 +13,9 @@
 // "grinning", before 高兴; only 不二 and 不二法门, "the one and only
 // way", before 不过 and 不仅).
 //
+// With -t2s it also writes the segmenter's traditional -> simplified
+// character table (see t2s.go).
+//
 //	go generate ./expand
 package main
 
@@ -42,6 +45,7 @@ func main() {
 	tgz := flag.String("tgz", "", "use this package tarball instead of fetching")
 	out := flag.String("out", ".", "directory to write cedict_zh.tsv and cedict_en.tsv to")
 	freqPath := flag.String("freq", "", "a word<TAB>frequency list (segment/zhdict.txt) ranking an English word's headwords")
+	t2sPath := flag.String("t2s", "", "also write the traditional -> simplified character table here (segment/zht2s.txt)")
 	flag.Parse()
 	log.SetFlags(0)
 	if *tgz == "" {
@@ -78,6 +82,13 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("gencedict: %d entries read, %d zh->en, %d en->zh", len(entries), len(zh), len(en))
+	if *t2sPath != "" {
+		pairs := buildT2S(entries)
+		if err := os.WriteFile(*t2sPath, []byte(formatT2S(pairs)), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("gencedict: %d traditional characters -> simplified", len(pairs))
+	}
 }
 
 // readEntries reads package/data/all.js from the tarball: a JS module

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,34 @@ func TestReverseCommonest(t *testing.T) {
 	// Without a list, CC-CEDICT's order stands.
 	if _, en := build(entries, nil); !reflect.DeepEqual(en["happy"], []string{"喜吟吟", "喜孜孜"}) {
 		t.Errorf("no list: happy -> %v", en["happy"])
+	}
+}
+
+// TestBuildT2S: a traditional character folds to the simplified one its
+// headwords write most often, unless simplified headwords use it too (乾
+// of 乾隆) or the UTF-8 lengths differ; characters alike in both scripts
+// are not listed.
+func TestBuildT2S(t *testing.T) {
+	var entries [][]json.RawMessage
+	for _, e := range [][2]string{
+		{"後來", "后来"}, {"以後", "以后"}, {"皇后", "皇后"},
+		{"乾燥", "干燥"}, {"乾隆", "乾隆"},
+		{"發現", "发现"}, {"頭髮", "头发"},
+		{"𠀋", "丈"}, // a 4-byte character to a 3-byte one: offsets would move
+	} {
+		a, _ := json.Marshal(e[0])
+		b, _ := json.Marshal(e[1])
+		entries = append(entries, []json.RawMessage{a, b})
+	}
+	got := map[rune]rune{}
+	for _, p := range buildT2S(entries) {
+		got[p.trad] = p.simp
+	}
+	want := map[rune]rune{'後': '后', '來': '来', '發': '发', '髮': '发', '現': '现', '頭': '头'}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("buildT2S = %q, want %q", got, want)
+	}
+	if s := formatT2S(buildT2S(entries)); !strings.HasPrefix(s, "# ") || !strings.Contains(s, "\n後\t后\n") {
+		t.Errorf("formatT2S:\n%s", s)
 	}
 }
