@@ -65,7 +65,7 @@ func (c *EmbedConfig) Embedder(forIndex bool) (llm.Embedder, error) {
 		if forIndex {
 			an = segment.Full()
 		}
-		return &llm.HashEmbedder{Dims: c.HashDims, Terms: an.Terms}, nil
+		return &llm.HashEmbedder{Dims: c.HashDims, Terms: an.Terms, Fold: segment.Normalize}, nil
 	}
 	return nil, nil
 }

@@ -596,7 +596,7 @@ func TestOrgPublishVectors(t *testing.T) {
 	// (a collection holds one dimension), its chunks published without.
 	small, smallDir := orgEngine(t, otherFiles, srv.URL, "kb.org.repo", "team/small", "kb.embed.provider", "hash", "kb.embed.dimensions", "128")
 	r, err = small.OrgSearch(ctx, OrgSearchRequest{Query: query + " repo:team/vec", K: 4})
-	if err != nil || r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "team/vec (hash-v1/512") || len(r.Results) == 0 {
+	if err != nil || r.Mode != search.ModeLexical || !strings.Contains(r.Degraded, "team/vec (hash-v2/512") || len(r.Results) == 0 {
 		t.Fatalf("org search of another dimension's vectors only: %v %+v", err, r)
 	}
 	sst, err := IndexCommit(ctx, small.Repo, "HEAD", Options{})

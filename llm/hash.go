@@ -19,6 +19,10 @@ type HashEmbedder struct {
 	Dims int
 	// Terms is the analyzer: the same function that indexes documents.
 	Terms func(string) []string
+	// Fold, if set, is the analyzer's character folding (full width,
+	// traditional -> simplified), applied before the bigrams are taken, so
+	// 慢查詢 and 慢查询 share them as they share their terms.
+	Fold func(string) string
 }
 
 // DefaultHashDims is the hash embedder's default dimension.
@@ -29,7 +33,8 @@ const DefaultHashDims = 512
 const bigramWeight = 0.5
 
 // ID implements Embedder.
-func (h *HashEmbedder) ID() string { return fmt.Sprintf("hash-v1/%d", h.Dims) }
+// v2: bigrams of the folded text (v1's of the text as written).
+func (h *HashEmbedder) ID() string { return fmt.Sprintf("hash-v2/%d", h.Dims) }
 
 // Dim implements Embedder.
 func (h *HashEmbedder) Dim() int { return h.Dims }
@@ -58,6 +63,9 @@ func (h *HashEmbedder) vector(text string) []float32 {
 	tf := map[string]float64{}
 	for _, t := range h.Terms(text) {
 		tf["w\x00"+t]++
+	}
+	if h.Fold != nil {
+		text = h.Fold(text)
 	}
 	var prev rune
 	for _, r := range text {

@@ -45,7 +45,27 @@ func TestHashEmbedder(t *testing.T) {
 	if dot(a[0], b[0]) <= 0 {
 		t.Errorf("bigram feature missing: %v", dot(a[0], b[0]))
 	}
-	if h.ID() != "hash-v1/256" || !h.Local() {
+	if h.ID() != "hash-v2/256" || !h.Local() {
 		t.Error(h.ID())
+	}
+}
+
+// TestHashEmbedderFolds: with the analyzer's folding, a text in
+// traditional characters embeds as its simplified form does (the terms
+// were folded already; the bigrams now are too).
+func TestHashEmbedderFolds(t *testing.T) {
+	fold := strings.NewReplacer("查詢", "查询", "日誌", "日志").Replace
+	terms := func(s string) []string { return strings.Fields(fold(s)) }
+	h := &HashEmbedder{Dims: 256, Terms: terms, Fold: fold}
+	v, err := h.Embed(context.Background(), []string{"慢查詢日誌", "慢查询日志"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := dot(v[0], v[1]); d < 0.9999 {
+		t.Errorf("folded texts embed apart: %v", d)
+	}
+	h.Fold = nil
+	if v, _ = h.Embed(context.Background(), []string{"慢查詢日誌", "慢查询日志"}); dot(v[0], v[1]) > 0.9999 {
+		t.Errorf("without Fold the bigrams should differ")
 	}
 }

@@ -58,7 +58,7 @@ type RepoStats struct {
 	BodyLen uint64 `json:"body_len"` // body terms over all chunks
 	Files   int    `json:"files"`    // distinct blobs with chunks
 	// Model and Dim name the vector space of the chunks' vectors (the
-	// embedder's ID, e.g. hash-v1/256, and input version), Vectors how
+	// embedder's ID, e.g. hash-v2/256, and input version), Vectors how
 	// many chunks were published with one: a query embedded by another
 	// model must not be compared with them.
 	Model   string `json:"model,omitempty"`
