@@ -89,6 +89,11 @@ func changeOf(ctx context.Context, repo *gitx.Repo, arg, base string, staged boo
 	var err error
 	switch {
 	case staged:
+		if repo.WorkTree == "" {
+			// A bare repository has no index of its own: diffing it
+			// would explain every file as deleted.
+			return o, fmt.Errorf("staged: %s is a bare repository: it has no staging area; give a range (base..head) or a commit", repo.CommonDir)
+		}
 		o.Range = "staged changes"
 		o.Base, err = resolve("HEAD")
 	case base != "":

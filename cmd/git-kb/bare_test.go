@@ -88,4 +88,9 @@ func TestBareRepository(t *testing.T) {
 	if msg := callTool(t, s, "get_document", map[string]any{"path": "docs/runbook/rollback.md"}, &doc); msg != "" || !strings.Contains(doc.Text, "回滚") {
 		t.Errorf("mcp get_document: %q %+v", msg, doc)
 	}
+	// No staging area: blame_context staged refuses as the command does,
+	// rather than explaining every file as deleted.
+	if msg := callTool(t, s, "blame_context", map[string]any{"staged": true}, &br); !strings.Contains(msg, "bare repository") {
+		t.Errorf("mcp blame_context staged: %q %+v", msg, br.Files)
+	}
 }
