@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,6 +176,11 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (commit, tree Hash, err 
 		h, err = r.repo.ResolveRevision(plumbing.Revision(rev))
 	}
 	if err != nil {
+		if _, serr := os.Stat(filepath.Join(r.GitDir, "HEAD")); errors.Is(serr, fs.ErrNotExist) {
+			// Gone, not empty: a long-lived caller (git kb mcp) outlived
+			// the repository.
+			return Hash{}, Hash{}, fmt.Errorf("%s was deleted or moved after git kb opened it: %w", r.GitDir, ErrNotARepo)
+		}
 		if rev == "HEAD" && isUnborn(r.repo) {
 			return Hash{}, Hash{}, ErrEmptyRepo
 		}

@@ -2,6 +2,8 @@ package gitx_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -70,6 +72,29 @@ func TestFileAtNamesDirectoriesAndSubmodules(t *testing.T) {
 		_, _, err := repo.FileAt(head, p)
 		if !errors.Is(err, gitx.ErrNoSuchPath) || !strings.Contains(err.Error(), want) {
 			t.Errorf("FileAt(%s) = %v; want ErrNoSuchPath saying %q", p, err, want)
+		}
+	}
+}
+
+// A repository deleted (or moved) after Open is gone, not empty: Resolve
+// says so instead of "no commits yet, commit some files first", which is
+// what a long-lived server (git kb mcp) would otherwise tell its agent.
+func TestResolveRepositoryGone(t *testing.T) {
+	dir := gittest.New(t, map[string]string{"x.md": "# x\n"})
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := repo.Resolve(t.Context(), "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, rev := range []string{"HEAD", "main"} {
+		_, _, err := repo.Resolve(t.Context(), rev)
+		if errors.Is(err, gitx.ErrEmptyRepo) || !errors.Is(err, gitx.ErrNotARepo) || !strings.Contains(fmt.Sprint(err), "deleted or moved") {
+			t.Errorf("Resolve(%s) of a deleted repository: %v", rev, err)
 		}
 	}
 }

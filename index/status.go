@@ -72,8 +72,13 @@ func Status(ctx context.Context, repo *gitx.Repo, emb llm.Embedder, denseOff str
 	if emb != nil {
 		rep.Dense.Model = emb.ID()
 	}
-	if head, _, err := repo.Resolve(ctx, "HEAD"); err == nil {
+	head, _, err := repo.Resolve(ctx, "HEAD")
+	switch {
+	case err == nil:
 		rep.Head = head.String()
+	case errors.Is(err, gitx.ErrNotARepo):
+		// Deleted while a server ran: no status to report.
+		return nil, err
 	}
 	db, err := store.Open(ctx, rep.Dir, store.Options{ReadOnly: true, Wait: wait})
 	if errors.Is(err, store.ErrNoIndex) {

@@ -387,3 +387,34 @@ func TestMCPOrgCitation(t *testing.T) {
 		t.Errorf("a citation of a repository not served: %q", msg)
 	}
 }
+
+// TestMCPRepositoryDeleted: the repository deleted while the server runs
+// is reported as gone, not as a repository with no commits yet (whose
+// advice, commit some files first, sends an agent the wrong way).
+func TestMCPRepositoryDeleted(t *testing.T) {
+	dir := gittest.New(t, docs)
+	s := mcpSession(t, dir)
+	var r search.Response
+	if msg := callTool(t, s, "keyword_search", map[string]any{"query": "回滚"}, &r); msg != "" || len(r.Results) == 0 {
+		t.Fatalf("keyword_search: %q %+v", msg, r)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"keyword_search", map[string]any{"query": "回滚"}},
+		{"get_document", map[string]any{"path": "docs/runbook/rollback.md"}},
+		{"index_status", nil},
+	} {
+		if msg := callTool(t, s, c.tool, c.args, nil); !strings.Contains(msg, "deleted or moved") || strings.Contains(msg, "no commits") {
+			t.Errorf("%s after the repository was deleted: %q", c.tool, msg)
+		}
+	}
+	var cols mcp.Collections
+	if msg := callTool(t, s, "list_collections", nil, &cols); msg != "" || len(cols.Repos) != 1 || !strings.Contains(cols.Repos[0].Error, "deleted or moved") {
+		t.Errorf("list_collections after the repository was deleted: %q %+v", msg, cols)
+	}
+}
