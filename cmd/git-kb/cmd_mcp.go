@@ -50,7 +50,8 @@ without a token, and then every request needs "Authorization: Bearer <token>"
   git config kb.mcp.token "$(openssl rand -hex 32)"
   GIT_KB_MCP_TOKEN=... git kb mcp --listen 0.0.0.0:8765
 A token that is set is required on loopback too. On loopback the server also
-refuses requests whose Host header is not a loopback name (DNS rebinding).
+refuses requests whose Host header is not a loopback name (DNS rebinding),
+and on any address requests a browser sends from another site's page.
 Agents never get secrets: files such as .env or *.pem are refused, and
 secrets inside other files come back as [redacted: <rule>].`,
 		Flags: []cli.Flag{
@@ -166,8 +167,12 @@ func serveHTTP(ctx context.Context, e env, server *sdk.Server, addr, token strin
 		return err
 	}
 	// The SDK's handler refuses, on a loopback listener, a Host header that
-	// is not loopback (DNS rebinding); the token check comes first.
+	// is not loopback (DNS rebinding); before it, requests a browser marks
+	// cross-origin are refused (the transport spec: validate Origin), so
+	// no web page the user opens drives the server; the token check comes
+	// first.
 	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	h = http.NewCrossOriginProtection().Handler(h)
 	note := "no token: loopback only"
 	if token != "" {
 		h, note = requireToken(token, h), "bearer token required"

@@ -148,3 +148,55 @@ func TestMCPListenNeedsToken(t *testing.T) {
 		t.Fatalf("search with the token: %q %+v", msg, r)
 	}
 }
+
+// TestMCPHTTPRefusesCrossOrigin: a web page the user has open must not
+// drive the loopback server: a request a browser marks cross-origin
+// (Origin of another site, Sec-Fetch-Site: cross-site) gets 403, as the
+// MCP transport spec asks of servers (validate Origin); same-origin
+// requests and clients that send no Origin (agents) are served.
+func TestMCPHTTPRefusesCrossOrigin(t *testing.T) {
+	dir := gittest.New(t, docs)
+	cmd := exec.Command(gitKBBinary(t), "mcp", "--http", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = dir, gittest.Env()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil || !strings.Contains(line, "http://") {
+		t.Fatalf("start: %q %v", line, err)
+	}
+	url := strings.Fields(line[strings.Index(line, "http://"):])[0]
+	origin := strings.TrimSuffix(url, "/")
+	for _, c := range []struct {
+		header map[string]string
+		want   int
+	}{
+		{map[string]string{}, http.StatusOK},
+		{map[string]string{"Origin": origin}, http.StatusOK},
+		{map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": origin}, http.StatusOK},
+		{map[string]string{"Origin": "http://evil.example.com"}, http.StatusForbidden},
+		{map[string]string{"Origin": "null"}, http.StatusForbidden},
+		{map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example.com"}, http.StatusForbidden},
+		{map[string]string{"Sec-Fetch-Site": "same-site", "Origin": "http://localhost:1"}, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("headers %v: status %d, want %d", c.header, resp.StatusCode, c.want)
+		}
+	}
+}
