@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -124,21 +125,66 @@ func html(s string) string {
 // the deepest-ranked entry among all files' history, docs and code lists
 // goes first (so each file keeps its best items longest), then hunk
 // details. It reports whether the result fits.
+//
+// Every drop shrinks the rendering, so the fewest drops that fit are
+// found by bisection over their number: a few renders, where rendering
+// after each drop cost the square of the report's size (hours for a
+// range of a few hundred files).
 func Fit(r *Report, maxBytes int, render func(*Report) ([]byte, error)) (bool, error) {
-	for {
-		out, err := render(r)
+	out, err := render(r)
+	if err != nil {
+		return false, err
+	}
+	if maxBytes <= 0 || len(out) <= maxBytes {
+		return true, nil
+	}
+	total := 0
+	for c := clone(r); dropOne(c); {
+		total++
+	}
+	if total == 0 {
+		return false, nil
+	}
+	// after is r with the first n drops made.
+	after := func(n int) *Report {
+		c := clone(r)
+		for range n {
+			dropOne(c)
+		}
+		c.Truncated, c.Dropped = true, r.Dropped+n
+		return c
+	}
+	fits := func(n int) (bool, error) {
+		out, err := render(after(n))
+		return err == nil && len(out) <= maxBytes, err
+	}
+	lo, hi := 1, total // the answer is in [lo, hi], or nothing fits
+	ok, err := fits(hi)
+	if err != nil {
+		return false, err
+	}
+	for ok && lo < hi {
+		mid := lo + (hi-lo)/2
+		f, err := fits(mid)
 		if err != nil {
 			return false, err
 		}
-		if maxBytes <= 0 || len(out) <= maxBytes {
-			return true, nil
+		if f {
+			hi = mid
+		} else {
+			lo = mid + 1
 		}
-		if !dropOne(r) {
-			return false, nil
-		}
-		r.Truncated = true
-		r.Dropped++
 	}
+	*r = *after(hi)
+	return ok, nil
+}
+
+// clone copies r as far as dropOne changes it: the files, not the lists
+// they hold (dropOne only shortens or clears those).
+func clone(r *Report) *Report {
+	c := *r
+	c.Files = slices.Clone(r.Files)
+	return &c
 }
 
 // dropOne removes the last item of the longest list; ties go to code,

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -129,5 +130,58 @@ func TestFitDropsDeepestFirst(t *testing.T) {
 	// Each file keeps its best items: a's history was the longest list.
 	if len(r.Files[0].History) != 2 || len(r.Files[1].History) != 1 {
 		t.Errorf("after fit: %+v", r.Files)
+	}
+}
+
+// TestFitLargeReport: a report of hundreds of files (a long range) is fit
+// with a few renders, not one per dropped item (whose cost grows with the
+// square of the report: hours for a few hundred files), and it drops what
+// one item at a time would: the fewest items that make it fit.
+func TestFitLargeReport(t *testing.T) {
+	mk := func() *Report {
+		r := &Report{Range: "A..B"}
+		for i := range 300 {
+			f := File{Path: fmt.Sprintf("pkg%d/file%d.go", i%7, i), Status: "modified", Added: i, Hunks: []Hunk{{NewStart: 1, NewLines: i % 9}}, Symbols: []string{"Fn"}}
+			for j := range 3 + i%8 {
+				f.History = append(f.History, Commit{SHA: strings.Repeat("ab", 20), Subject: fmt.Sprintf("change %d of %d", j, i), Author: "Test"})
+			}
+			for j := range i % 5 {
+				f.Docs = append(f.Docs, Ref{Path: fmt.Sprintf("docs/%d.md", j), Snippet: strings.Repeat("文档", 10+j)})
+			}
+			for j := range i % 4 {
+				f.Code = append(f.Code, Ref{Path: fmt.Sprintf("code/%d.go", j), Snippet: strings.Repeat("x", 40+j)})
+			}
+			r.Files = append(r.Files, f)
+		}
+		return r
+	}
+	// dropped is a report with its first n items dropped, one at a time.
+	dropped := func(n int) []byte {
+		r := mk()
+		for range n {
+			dropOne(r)
+		}
+		r.Truncated, r.Dropped = n > 0, n
+		out, _ := JSON(r)
+		return out
+	}
+	for _, max := range []int{200000, 60000, 20000, 1000} {
+		got, renders := mk(), 0
+		fits, err := Fit(got, max, func(r *Report) ([]byte, error) { renders++; return JSON(r) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotJSON, _ := JSON(got)
+		switch {
+		case string(gotJSON) != string(dropped(got.Dropped)):
+			t.Errorf("max %d: the result is not the report with its first %d items dropped", max, got.Dropped)
+		case fits && (len(gotJSON) > max || len(dropped(got.Dropped-1)) <= max):
+			t.Errorf("max %d: %d bytes after %d drops: not the fewest drops that fit", max, len(gotJSON), got.Dropped)
+		case !fits && dropOne(got):
+			t.Errorf("max %d: does not fit, yet items are left to drop", max)
+		}
+		if renders > 20 {
+			t.Errorf("max %d: %d renders to drop %d items", max, renders, got.Dropped)
+		}
 	}
 }
