@@ -590,8 +590,12 @@ func (t *tools) blameContext(ctx context.Context, _ *sdk.CallToolRequest, in Bla
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := review.Fit(rep, in.MaxBytes, review.JSON); err != nil {
+	fits, err := review.Fit(rep, in.MaxBytes, review.JSON)
+	if err != nil {
 		return nil, nil, err
+	}
+	if !fits {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the report does not fit in %d bytes even with every optional item dropped: give a shorter range, or a larger max_bytes", in.MaxBytes))
 	}
 	return nil, rep, nil
 }

@@ -418,3 +418,22 @@ func TestMCPRepositoryDeleted(t *testing.T) {
 		t.Errorf("list_collections after the repository was deleted: %q %+v", msg, cols)
 	}
 }
+
+// TestMCPBlameContextTooBig: blame_context whose report cannot fit in
+// max_bytes even with every optional item dropped says so in its notes,
+// as the command says so on stderr, instead of returning more than was
+// asked for without a word.
+func TestMCPBlameContextTooBig(t *testing.T) {
+	dir := gittest.New(t, docs)
+	s := mcpSession(t, dir)
+	var rep review.Report
+	if msg := callTool(t, s, "blame_context", map[string]any{"max_bytes": 100}, &rep); msg != "" || len(rep.Files) == 0 || !rep.Truncated {
+		t.Fatalf("blame_context: %q %+v", msg, rep)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), "does not fit in 100 bytes") {
+		t.Errorf("notes of a report over max_bytes: %q", rep.Notes)
+	}
+	if msg := callTool(t, s, "blame_context", map[string]any{}, &rep); msg != "" || len(rep.Notes) != 0 {
+		t.Errorf("a report that fits has notes: %q %q", msg, rep.Notes)
+	}
+}
