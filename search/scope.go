@@ -15,12 +15,15 @@ import (
 func PathScope(patterns string) (func(path string) bool, error) {
 	var tests []func(string) bool
 	for _, p := range strings.Split(patterns, ",") {
-		p = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(p), "./"))
+		// docs\runbook\ is docs/runbook/ written the Windows way, as
+		// get_document reads paths: a backslash is no glob escape here.
+		orig := strings.TrimSpace(p)
+		p = strings.TrimSpace(strings.TrimPrefix(strings.ReplaceAll(orig, `\`, "/"), "./"))
 		if p == "" {
 			continue
 		}
-		if strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") {
-			return nil, fmt.Errorf("path pattern %q: paths are relative to the repository root", p)
+		if strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") || isDrive(p) {
+			return nil, fmt.Errorf("path pattern %q: paths are relative to the repository root", orig)
 		}
 		if !strings.ContainsAny(p, "*?[") {
 			dir := strings.TrimSuffix(p, "/") + "/"
@@ -49,6 +52,12 @@ func PathScope(patterns string) (func(path string) bool, error) {
 		}
 		return false
 	}, nil
+}
+
+// isDrive says p (slashes forward) starts with a Windows drive, C:/; a
+// colon alone is no drive (a:b.md is a file git tracks).
+func isDrive(p string) bool {
+	return len(p) >= 3 && p[1] == ':' && p[2] == '/' && ('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z')
 }
 
 func globRegexp(p string) (*regexp.Regexp, error) {

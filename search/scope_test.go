@@ -18,6 +18,8 @@ func TestPathScope(t *testing.T) {
 		{"file?.txt", []string{"file1.txt"}, []string{"file12.txt"}},
 		{"[ab].md", []string{"a.md", "x/b.md"}, []string{"c.md"}},
 		{"a+b (1).md", []string{"a+b (1).md"}, []string{"aab (1).md"}},
+		{`docs\runbook\`, []string{"docs/runbook/a.md"}, []string{"docs/a.md"}},
+		{`docs\**\*.md`, []string{"docs/x/a.md"}, []string{"src/a.md"}},
 	}
 	for _, c := range cases {
 		match, err := PathScope(c.pattern)
@@ -35,7 +37,7 @@ func TestPathScope(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{"", " , ", "/etc/passwd", "../x", "[ab.md"} {
+	for _, bad := range []string{"", " , ", "/etc/passwd", "../x", "[ab.md", `\etc`, `..\x`, `C:\Windows`, "c:/x"} {
 		if _, err := PathScope(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -148,6 +148,11 @@ func TestMCPServer(t *testing.T) {
 		}
 	}
 
+	// A path scope written the Windows way (as get_document reads paths).
+	if msg := callTool(t, s, "keyword_search", map[string]any{"query": "回滚", "path": `docs\runbook\`}, &kr); msg != "" || len(kr.Results) == 0 || kr.Results[0].Path != "docs/runbook/rollback.md" {
+		t.Errorf("keyword_search with path docs\\runbook\\: %q %+v", msg, kr)
+	}
+
 	// get_document from a citation: those lines, numbered, at that commit.
 	var doc mcp.Document
 	if msg := callTool(t, s, "get_document", map[string]any{"path": r.Results[0].Citation}, &doc); msg != "" {
@@ -185,6 +190,9 @@ func TestMCPServer(t *testing.T) {
 		{"hybrid_search", map[string]any{"query": "x", "top_k": 500}, "1 to 50"},
 		{"hybrid_search", map[string]any{"query": "x", "rev": "no-such-branch"}, "no-such-branch"},
 		{"keyword_search", map[string]any{"query": "x", "path": "/abs"}, "relative"},
+		{"keyword_search", map[string]any{"query": "x", "path": `C:\Windows`}, "relative"},
+		{"keyword_search", map[string]any{"query": "x", "path": `..\x`}, "relative"},
+		{"hybrid_search", map[string]any{"query": "x", "path": `\etc`}, "relative"},
 		{"index_status", map[string]any{"repo": "elsewhere"}, "no repository named"},
 		{"get_document", map[string]any{"path": "docs/runbook/rollback.md", "start_line": 9999}, "outside"},
 	}
