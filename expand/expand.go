@@ -110,17 +110,80 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 		if segment.IsStop(w) {
 			continue // the analyzer drops it (my of MySQL, how, can): no term to stand beside
 		}
-		if v, ok := lookup(glossaryEn, w); ok {
-			add(w, v, SourceGlossary)
-		} else if len(w) > 2 {
-			// CC-CEDICT is not asked for words of two letters, as not
-			// for single characters: in a technical question they are
-			// abbreviations or code's function words, CC-CEDICT's
-			// senses other ones' (tb 肺结核, pr 热腾腾, go 进入).
-			if v, ok := lookup(cedictEn, w); ok {
-				add(w, v, SourceCEDICT)
-			}
+		if v, src, ok := lookupEn(w); ok {
+			add(w, v, src)
 		}
+	}
+	return out
+}
+
+// lookupEn finds the Chinese of w, an English word of the question: the
+// glossary's for w, else for w's base form (ports -> port, listening ->
+// listen, merged -> merge: the analyzer folds plurals, and the tables
+// hold base forms), else CC-CEDICT's likewise. The glossary's base form
+// comes before CC-CEDICT's inflected one: an engineer's sense before a
+// general dictionary's (events -> 事件, not 事变 "incident"; moved -> 移动,
+// not 感触 "moved, touched"). CC-CEDICT is not asked for words of two
+// letters, as not for single characters: in a technical question they
+// are abbreviations or code's function words, CC-CEDICT's senses other
+// ones' (tb 肺结核, pr 热腾腾, go 进入).
+func lookupEn(w string) (v, source string, ok bool) {
+	bases := baseForms(w)
+	for _, b := range append([]string{w}, bases...) {
+		if v, ok := lookup(glossaryEn, b); ok {
+			return v, SourceGlossary, true
+		}
+	}
+	if len(w) <= 2 {
+		return "", "", false
+	}
+	for _, b := range append([]string{w}, bases...) {
+		if v, ok := lookup(cedictEn, b); ok {
+			return v, SourceCEDICT, true
+		}
+	}
+	return "", "", false
+}
+
+// baseForms are the forms w may be an inflection of, likeliest first:
+// a plural's singular (queries -> query, indexes -> indexe, index; ports
+// -> port) and a participle's verb (merged -> merge, failed -> fail,
+// stopped -> stop; caching -> cache, syncing -> sync, running -> run).
+// A form of fewer than three letters or with no vowel is none (string
+// is no inflection of str, nor thing of th).
+func baseForms(w string) []string {
+	var out []string
+	add := func(b string) {
+		if len(b) >= 3 && strings.ContainsAny(b, "aeiouy") {
+			out = append(out, b)
+		}
+	}
+	n := len(w)
+	if n < 4 {
+		return nil
+	}
+	doubled := func(stem string) { // stopp -> stop
+		if m := len(stem); m >= 2 && stem[m-1] == stem[m-2] && !strings.ContainsRune("aeiouls", rune(stem[m-1])) {
+			add(stem[:m-1])
+		}
+	}
+	switch {
+	case strings.HasSuffix(w, "ies"), strings.HasSuffix(w, "ied"):
+		add(w[:n-3] + "y")
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+	case strings.HasSuffix(w, "es"):
+		add(w[:n-1])
+		add(w[:n-2])
+	case strings.HasSuffix(w, "s"):
+		add(w[:n-1])
+	case strings.HasSuffix(w, "ed"):
+		add(w[:n-1])
+		add(w[:n-2])
+		doubled(w[:n-2])
+	case strings.HasSuffix(w, "ing") && n > 5:
+		add(w[:n-3])
+		add(w[:n-3] + "e")
+		doubled(w[:n-3])
 	}
 	return out
 }

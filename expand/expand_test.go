@@ -187,6 +187,43 @@ func TestExpandEnglishToChinese(t *testing.T) {
 	}
 }
 
+// TestExpandEnglishInflections: an inflected English word gains the
+// Chinese of its base form, which is what the tables hold (the analyzer
+// folds plurals, so ports is searched as port): the glossary's base form
+// before CC-CEDICT's inflected one (events: 事件, not 事变 "incident";
+// moved: 移动, not 感触 "touched"), a word a table has as it is keeps its
+// own entry, and a word that only looks inflected is no inflection
+// (string is no form of str).
+func TestExpandEnglishInflections(t *testing.T) {
+	exps := Expand("TiFlash listening ports, syncing events, merged shards, the query cancels, queries timed out, regions moved", nil)
+	for from, want := range map[string]string{
+		"listening": "监听", "ports": "端口", "syncing": "同步", "events": "事件", "merged": "合并",
+		"shards": "分片", "cancels": "取消", "queries": "查询", "moved": "移动", "regions": "区域",
+	} {
+		if e := find(exps, from); e == nil || e.Source != SourceGlossary || e.To[0] != want {
+			t.Errorf("%s: %+v, want %s from the glossary", from, e, want)
+		}
+	}
+	for w, want := range map[string][]string{
+		"ports": {"port"}, "queries": {"query"}, "indexes": {"indexe", "index"},
+		"merged": {"merge", "merg"}, "stopped": {"stoppe", "stopp", "stop"},
+		"caching": {"cach", "cache"}, "thing": nil, "status": nil, "port": nil,
+	} {
+		if got := baseForms(w); !reflect.DeepEqual(got, want) {
+			t.Errorf("baseForms(%s) = %v, want %v", w, got, want)
+		}
+	}
+	// An entry for the word as it is wins over its base form's (changes:
+	// 变动, change: 变更), and string is no form of str (the glossary's
+	// str is 字符串): CC-CEDICT's string it stays.
+	if v, src, _ := lookupEn("changes"); v != "变动" || src != SourceGlossary {
+		t.Errorf("changes -> %s (%s), want 变动 from the glossary", v, src)
+	}
+	if _, src, _ := lookupEn("string"); src != SourceCEDICT {
+		t.Errorf("string read as str: %s", src)
+	}
+}
+
 // TestTablesInStep: the embedded glossary tables are what go generate
 // makes of glossary.tsv now (run `go generate ./expand` after editing it).
 func TestTablesInStep(t *testing.T) {
