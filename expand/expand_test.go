@@ -224,6 +224,23 @@ func TestExpandEnglishInflections(t *testing.T) {
 	}
 }
 
+// TestExpandModals: modal verbs and the auxiliary have gain no Chinese
+// (may was 不得 "must not", have 没有 "not have": CC-CEDICT senses with a
+// negation); the words beside them still do.
+func TestExpandModals(t *testing.T) {
+	exps := Expand("limit how long a single SELECT may run before TiDB cancels it; regions must have moved", nil)
+	for _, w := range []string{"may", "must", "have"} {
+		if e := find(exps, w); e != nil {
+			t.Errorf("%s expanded: %+v", w, e)
+		}
+	}
+	for from, want := range map[string]string{"limit": "限制", "cancels": "取消", "moved": "移动"} {
+		if e := find(exps, from); e == nil || e.To[0] != want {
+			t.Errorf("%s: %+v, want %s", from, e, want)
+		}
+	}
+}
+
 // TestTablesInStep: the embedded glossary tables are what go generate
 // makes of glossary.tsv now (run `go generate ./expand` after editing it).
 func TestTablesInStep(t *testing.T) {
