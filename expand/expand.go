@@ -106,7 +106,16 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 			add(m.word, m.value, SourceParaphrase)
 		}
 	}
-	for _, w := range latinWords(text) {
+	words := latinWords(text)
+	for i := 0; i < len(words); i++ {
+		if n, v := phraseAt(words[i:]); n > 0 {
+			// From is the phrase's words the analyzer keeps: group by
+			// is the word group, in the sense the phrase says.
+			add(strings.Join(slices.DeleteFunc(slices.Clone(words[i:i+n]), segment.IsStop), " "), v, SourceGlossary)
+			i += n - 1
+			continue
+		}
+		w := words[i]
 		if segment.IsStop(w) {
 			continue // the analyzer drops it (my of MySQL, how, can): no term to stand beside
 		}
@@ -118,6 +127,31 @@ func Expand(text string, an *segment.Analyzer) []Expansion {
 		}
 	}
 	return out
+}
+
+// maxPhrase is the most words of a glossary phrase looked up.
+const maxPhrase = 4
+
+// phraseAt finds the glossary's longest phrase that ws, a question's
+// English words, starts with (its last word may be inflected: window
+// functions -> window function), and returns its length in words and
+// its Chinese. A phrase's words are one concept, translated as one:
+// block cache -> 块缓存, not block -> 阻塞 and cache -> 缓存; sign in ->
+// 登录, not sign -> 签发; read committed -> 读已提交. A phrase of stop
+// words and modals alone names nothing.
+func phraseAt(ws []string) (int, string) {
+	for n := min(maxPhrase, len(ws)); n >= 2; n-- {
+		if !slices.ContainsFunc(ws[:n], func(w string) bool { return !segment.IsStop(w) && !modal[w] }) {
+			continue
+		}
+		head := strings.Join(ws[:n-1], " ") + " "
+		for _, last := range append([]string{ws[n-1]}, baseForms(ws[n-1])...) {
+			if v, ok := lookup(glossaryEn, head+last); ok {
+				return n, v
+			}
+		}
+	}
+	return 0, ""
 }
 
 // lookupEn finds the Chinese of w, an English word of the question: the

@@ -241,6 +241,36 @@ func TestExpandModals(t *testing.T) {
 	}
 }
 
+// TestExpandEnglishPhrases: the glossary's English phrases map back to
+// their Chinese term and are found in a question as consecutive words,
+// the last one in any inflection; a phrase's words are not translated
+// one by one (block: 阻塞, sign: 签发 are other senses), and a phrase
+// with one word the analyzer keeps is that word's concept (group by:
+// the word group).
+func TestExpandEnglishPhrases(t *testing.T) {
+	exps := Expand("size the block cache; READ COMMITTED vs repeatable read; window functions and GROUP BY; sign in to the dashboard; the disk will run out of space", nil)
+	for from, want := range map[string]string{
+		"block cache": "块缓存", "read committed": "读已提交", "repeatable read": "可重复读",
+		"window functions": "窗口函数", "group": "分组", "sign": "登录", "dashboard": "看板", "run out": "耗尽",
+	} {
+		if e := find(exps, from); e == nil || e.Source != SourceGlossary || e.To[0] != want {
+			t.Errorf("%s: %+v, want %s (all: %+v)", from, e, want, exps)
+		}
+	}
+	for _, w := range []string{"block", "cache", "window", "group by", "sign in", "out"} {
+		if e := find(exps, w); e != nil {
+			t.Errorf("%s translated on its own: %+v", w, e)
+		}
+	}
+	if n, _ := phraseAt([]string{"out", "of"}); n != 0 {
+		t.Errorf("out of: a phrase of function words matched")
+	}
+	_, en := table.Glossary("垃圾回收\tgc|garbage collection\n回收\treclaim|collection\n", nil)
+	if got := en["garbage collection"]; !reflect.DeepEqual(got, []string{"垃圾回收"}) {
+		t.Errorf("garbage collection -> %v", got)
+	}
+}
+
 // TestTablesInStep: the embedded glossary tables are what go generate
 // makes of glossary.tsv now (run `go generate ./expand` after editing it).
 func TestTablesInStep(t *testing.T) {

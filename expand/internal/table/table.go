@@ -50,7 +50,8 @@ func Format(header string, m map[string][]string) string {
 // left, the terms that list it earliest in their entry come first
 // (position 0, then 1...), the shorter first among equals (string ->
 // 字符串 before 字符串驻留: a compound names a narrower sense), then in the
-// file's order, MaxReverse at most; phrases are not reversed.
+// file's order, MaxReverse at most. A phrase maps back as a word does
+// (garbage collection -> 垃圾回收, repeatable read -> 可重复读).
 func Glossary(tsv string, general map[string][]string) (zh, en map[string][]string) {
 	zh, en = map[string][]string{}, map[string][]string{}
 	type rev struct {
@@ -82,9 +83,6 @@ func Glossary(tsv string, general map[string][]string) (zh, en map[string][]stri
 			zh[k] = to
 		}
 		for i, w := range to {
-			if strings.Contains(w, " ") {
-				continue
-			}
 			if _, ok := byEn[w]; !ok {
 				order = append(order, w)
 			}
