@@ -71,7 +71,9 @@ const (
 // the built-in dictionary's; see cutHan), and its English words.
 // Glossary entries win over CC-CEDICT's for the same word; CC-CEDICT is
 // not asked for single characters (too many senses each) nor English
-// words of two letters. The paraphrase
+// words of two letters. English words are looked up by their base form
+// too (lookupEn), a glossary phrase as one (phraseAt), and modal verbs
+// not at all (modal). The paraphrase
 // table's colloquial words (起不来 -> 启动失败) are found on their own
 // pass (see paraphrases), so they add to the translations, never change
 // them.
