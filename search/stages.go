@@ -502,116 +502,19 @@ func (bl *bodyLengths) of(c uint32) (float64, error) {
 // file as one document) and which of the user's terms each chunk matched
 // (lexicalStats).
 func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStats, error) {
-	v := req.View
-	lengths := &bodyLengths{s: s, ov: req.ov, segs: c.segs, tables: map[uint32][]uint32{}}
-	n := float64(v.Chunks)
-	avg := float64(v.FieldLen[store.FieldBody]) / n
-	if cp := req.Corpus; cp != nil && cp.Chunks > 0 {
-		n, avg = float64(cp.Chunks), float64(cp.BodyLen)/float64(cp.Chunks)
-	}
-	if avg <= 0 {
-		avg = 1
-	}
-	st := &lexicalStats{matched: map[uint32]uint64{}}
-	// Dense arrays over chunk ids rather than maps: an expanded query
-	// touches a good share of a large view's chunks, and map access was
-	// most of scoring's time.
-	var top uint32
-	for _, tp := range c.lists {
-		for _, p := range tp.ps {
-			top = max(top, p.Chunk)
-		}
-	}
-	var scores, exp, cov, dl []float64
-	var seen []bool
-	var touched []uint32
-	if len(c.lists) > 0 {
-		scores, exp, cov, dl, seen = make([]float64, top+1), make([]float64, top+1), make([]float64, top+1), make([]float64, top+1), make([]bool, top+1)
-	}
-	// An added word found in many chunks (file, read, get in Go's source)
-	// only adds to chunks something rarer found: on its own it is weak
-	// evidence, and making every chunk it names a candidate was most of
-	// an expanded search's time. Those lists go last.
-	lists := make([]termPostings, 0, len(c.lists))
-	var common []termPostings
-	for _, tp := range c.lists {
-		if isCommon(tp.term, req.Corpus.df(tp.term.term, max(len(tp.ps), len(tp.about))), n) {
-			common = append(common, tp)
-		} else {
-			lists = append(lists, tp)
-		}
-	}
-	lists = append(lists, common...)
-	rare := len(lists) - len(common)
-	ff := newFileFreqs(v, req.Corpus, req.Mode == ModeLexical && req.on(LeverFile) && fileWeight > 0)
-	var cs *conceptScores
+	sc := newChunkScorer(s, req, c)
+	lists, rare := scoringOrder(c.lists, req.Corpus, sc.n)
+	sc.ff = newFileFreqs(req.View, req.Corpus, req.Mode == ModeLexical && req.on(LeverFile) && fileWeight > 0)
 	if req.on(LeverConcept) {
-		cs = newConceptScores(lists, top, c.spans)
-		ff.concepts = cs
+		sc.cs = newConceptScores(lists, sc.top, c.spans)
+		sc.ff.concepts = sc.cs
 	}
-	// The user's words' idf mass, those the view lacks included: what a
-	// chunk with all of them would cover (for expansions' need, below).
-	total := float64(len(c.missing)) * math.Log(1+(n+0.5)/0.5)
-	norm := &aboutNorms{v: v}
-	ff.about = norm
-	// credit adds posting p of list li (weight w) to its chunk's score.
-	credit := func(li int, tp termPostings, p store.Posting, w float64, isExp bool, bit uint64) {
-		tf := fieldWeight[store.FieldBody] * float64(p.TF[store.FieldBody]) / (1 - b + b*dl[p.Chunk]/avg)
-		for f := 1; f < store.NumFields; f++ {
-			tf += fieldWeight[f] * float64(p.TF[f])
-		}
-		if p.TF[store.FieldAbout] > 0 {
-			tf += fieldWeight[store.FieldAbout] * float64(p.TF[store.FieldAbout]) * (1/norm.of(entryOf(v, p.Chunk)) - 1)
-		}
-		sc := w * tf * (k1 + 1) / (tf + k1)
-		// A word or translation of a concept is also recorded there;
-		// a translation then adds only through the concept's gain.
-		inConcept := cs.add(li, p.Chunk, sc)
-		switch {
-		case isExp:
-			if !inConcept {
-				exp[p.Chunk] += sc
-			}
-		case tp.term.from == "":
-			scores[p.Chunk] += sc
-			cov[p.Chunk] += w
-		default:
-			scores[p.Chunk] += sc
-		}
-		if b := bit | cs.matchedBit(li); b != 0 {
-			st.matched[p.Chunk] |= b
-			if p.TF[store.FieldAbout] > 0 && req.Explain {
-				if st.about == nil {
-					st.about = map[uint32]uint64{}
-				}
-				st.about[p.Chunk] |= b
-			}
-		}
-	}
-	type listWeight struct {
-		w     float64
-		isExp bool
-		bit   uint64
-	}
+	sc.ff.about = sc.norm
 	lw := make([]listWeight, len(lists))
-	expanded := false
 	for li, tp := range lists {
-		df := req.Corpus.df(tp.term.term, max(len(tp.ps), len(tp.about)))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		w := idf * tp.term.weight
-		isExp := tp.term.from != "" && tp.term.from != feedbackFrom
-		expanded = expanded || isExp
-		if tp.term.from == "" {
-			total += w
-		}
-		onlyTouched := li >= rare && len(touched) > 0
-		bit := uint64(0)
-		if tp.idx < 64 && tp.term.from == "" { // coverage counts the user's own words
-			bit = 1 << tp.idx
-			st.terms = append(st.terms, coverageTerm{tp.term.term, bit, idf})
-			st.total += idf
-		}
-		ff.startTerm()
+		lw[li] = sc.weigh(tp)
+		// A common added word's list only adds to chunks found already.
+		onlyTouched := li >= rare && len(sc.touched) > 0
 		// A file whose name says the added word is a candidate even so,
 		// when the user's word it stands for is in no file (the Chinese
 		// of a question about English code): flag/flag.go for 命令行参数
@@ -619,66 +522,243 @@ func (s *Searcher) score(req Request, c *lexicalCandidates) ([]hit, *lexicalStat
 		// few and chosen (see weighNames); the rest of the list stays
 		// behind the rarer words.
 		byName := onlyTouched && req.on(LeverName) && c.stands(tp.term.from)
-		var named map[*store.ViewEntry]bool
-		for _, p := range tp.ps {
-			if !seen[p.Chunk] {
-				if onlyTouched && !(byName && p.TF[store.FieldPath] > 0 && nameSays(v, p.Chunk, tp.term.term, &named)) {
-					continue
-				}
-				l, err := lengths.of(p.Chunk)
-				if err != nil {
-					return nil, nil, err
-				}
-				seen[p.Chunk], dl[p.Chunk] = true, l
-				touched = append(touched, p.Chunk)
-			}
-			credit(li, tp, p, w, isExp, bit)
-			ff.add(p)
-		}
-		if err := ff.endTerm(li, tp.term, lengths, avg); err != nil {
+		sc.ff.startTerm()
+		if err := sc.addList(li, tp, lw[li], onlyTouched, byName); err != nil {
 			return nil, nil, err
 		}
-		lw[li] = listWeight{w, isExp, bit}
+		if err := sc.ff.endTerm(li, tp.term, sc.lengths, sc.avg); err != nil {
+			return nil, nil, err
+		}
 	}
-	// A page's summary adds to the chunks of the page something else
-	// found: what the page is about tells its sections apart from another
-	// page's, it is no evidence of a section by itself.
+	sc.addSummaries(lists, lw)
+	sc.addTranslations()
+	sc.ff.finish()
+	sc.st.file = sc.ff.scores
+	return sc.hits(), sc.st, nil
+}
+
+// chunkScorer is the score stage's state: each candidate chunk's BM25F
+// sums, kept in dense arrays over chunk ids rather than maps (an
+// expanded query touches a good share of a large view's chunks, and map
+// access was most of scoring's time), and what the stage learns of the
+// query's terms on the way.
+type chunkScorer struct {
+	v       *store.View
+	corpus  *Corpus // statistics in place of the view's, if set
+	explain bool
+	n, avg  float64 // chunks, and their average body length
+	top     uint32  // the largest chunk id among the postings
+	lengths *bodyLengths
+	norm    *aboutNorms
+	cs      *conceptScores // nil unless the concept lever is on and a word has translations
+	ff      *fileFreqs
+	st      *lexicalStats
+	// Per chunk id: score is the user's words' (and feedback's), exp the
+	// plain expansions', cov the user's words' weight matched, dl the body
+	// length once seen.
+	scores, exp, cov, dl []float64
+	seen                 []bool
+	touched              []uint32 // the seen chunks, in the order met
+	// total is the user's words' idf mass, those the view lacks
+	// included: what a chunk with all of them would cover (for
+	// expansions' need, see addTranslations).
+	total    float64
+	expanded bool // some list is an expansion
+}
+
+func newChunkScorer(s *Searcher, req Request, c *lexicalCandidates) *chunkScorer {
+	v := req.View
+	sc := &chunkScorer{v: v, corpus: req.Corpus, explain: req.Explain,
+		lengths: &bodyLengths{s: s, ov: req.ov, segs: c.segs, tables: map[uint32][]uint32{}},
+		norm:    &aboutNorms{v: v},
+		st:      &lexicalStats{matched: map[uint32]uint64{}}}
+	sc.n, sc.avg = chunkStats(v, req.Corpus)
+	for _, tp := range c.lists {
+		for _, p := range tp.ps {
+			sc.top = max(sc.top, p.Chunk)
+		}
+	}
+	if len(c.lists) > 0 {
+		n := sc.top + 1
+		sc.scores, sc.exp, sc.cov, sc.dl, sc.seen = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]bool, n)
+	}
+	sc.total = float64(len(c.missing)) * math.Log(1+(sc.n+0.5)/0.5)
+	return sc
+}
+
+// chunkStats is BM25's N and average body length: the view's, or the
+// corpus's when it has chunks.
+func chunkStats(v *store.View, cp *Corpus) (n, avg float64) {
+	n = float64(v.Chunks)
+	avg = float64(v.FieldLen[store.FieldBody]) / n
+	if cp != nil && cp.Chunks > 0 {
+		n, avg = float64(cp.Chunks), float64(cp.BodyLen)/float64(cp.Chunks)
+	}
+	if avg <= 0 {
+		avg = 1
+	}
+	return n, avg
+}
+
+// scoringOrder puts the lists of common added words last and says where
+// they start (rare is the number of lists before them). An added word
+// found in many chunks (file, read, get in Go's source) only adds to
+// chunks something rarer found: on its own it is weak evidence, and
+// making every chunk it names a candidate was most of an expanded
+// search's time.
+func scoringOrder(all []termPostings, cp *Corpus, n float64) (lists []termPostings, rare int) {
+	lists = make([]termPostings, 0, len(all))
+	var common []termPostings
+	for _, tp := range all {
+		if isCommon(tp.term, cp.df(tp.term.term, max(len(tp.ps), len(tp.about))), n) {
+			common = append(common, tp)
+		} else {
+			lists = append(lists, tp)
+		}
+	}
+	lists = append(lists, common...)
+	return lists, len(lists) - len(common)
+}
+
+// listWeight is what a match of one postings list counts for.
+type listWeight struct {
+	w     float64 // idf times the term's own weight
+	user  bool    // the term is one of the user's words
+	isExp bool    // the term is a plain expansion (not feedback's)
+	bit   uint64  // the user's word's coverage bit, 0 for none
+}
+
+// weigh is list tp's weight. A user's word also joins the coverage terms
+// (the first 64 of them) and the idf mass a chunk with all of them covers.
+func (sc *chunkScorer) weigh(tp termPostings) listWeight {
+	df := sc.corpus.df(tp.term.term, max(len(tp.ps), len(tp.about)))
+	idf := math.Log(1 + (sc.n-df+0.5)/(df+0.5))
+	lw := listWeight{w: idf * tp.term.weight, user: tp.term.from == "",
+		isExp: tp.term.from != "" && tp.term.from != feedbackFrom}
+	sc.expanded = sc.expanded || lw.isExp
+	if lw.user {
+		sc.total += lw.w
+	}
+	if tp.idx < 64 && lw.user { // coverage counts the user's own words
+		lw.bit = 1 << tp.idx
+		sc.st.terms = append(sc.st.terms, coverageTerm{tp.term.term, lw.bit, idf})
+		sc.st.total += idf
+	}
+	return lw
+}
+
+// addList credits list li's postings to their chunks and the file
+// frequencies. With onlyTouched, a chunk no earlier list found is left
+// out, unless byName and its file's name says the term.
+func (sc *chunkScorer) addList(li int, tp termPostings, lw listWeight, onlyTouched, byName bool) error {
+	var named map[*store.ViewEntry]bool
+	for _, p := range tp.ps {
+		if !sc.seen[p.Chunk] {
+			if onlyTouched && !(byName && p.TF[store.FieldPath] > 0 && nameSays(sc.v, p.Chunk, tp.term.term, &named)) {
+				continue
+			}
+			if err := sc.touch(p.Chunk); err != nil {
+				return err
+			}
+		}
+		sc.credit(li, p, lw)
+		sc.ff.add(p)
+	}
+	return nil
+}
+
+// touch makes chunk c a candidate, reading its body length.
+func (sc *chunkScorer) touch(c uint32) error {
+	l, err := sc.lengths.of(c)
+	if err != nil {
+		return err
+	}
+	sc.seen[c], sc.dl[c] = true, l
+	sc.touched = append(sc.touched, c)
+	return nil
+}
+
+// credit adds posting p of list li (weight lw) to its chunk's score.
+func (sc *chunkScorer) credit(li int, p store.Posting, lw listWeight) {
+	tf := fieldWeight[store.FieldBody] * float64(p.TF[store.FieldBody]) / (1 - b + b*sc.dl[p.Chunk]/sc.avg)
+	for f := 1; f < store.NumFields; f++ {
+		tf += fieldWeight[f] * float64(p.TF[f])
+	}
+	if p.TF[store.FieldAbout] > 0 {
+		tf += fieldWeight[store.FieldAbout] * float64(p.TF[store.FieldAbout]) * (1/sc.norm.of(entryOf(sc.v, p.Chunk)) - 1)
+	}
+	s := lw.w * tf * (k1 + 1) / (tf + k1)
+	// A word or translation of a concept is also recorded there;
+	// a translation then adds only through the concept's gain.
+	inConcept := sc.cs.add(li, p.Chunk, s)
+	switch {
+	case lw.isExp:
+		if !inConcept {
+			sc.exp[p.Chunk] += s
+		}
+	case lw.user:
+		sc.scores[p.Chunk] += s
+		sc.cov[p.Chunk] += lw.w
+	default:
+		sc.scores[p.Chunk] += s
+	}
+	if mask := lw.bit | sc.cs.matchedBit(li); mask != 0 {
+		sc.st.matched[p.Chunk] |= mask
+		if p.TF[store.FieldAbout] > 0 && sc.explain {
+			if sc.st.about == nil {
+				sc.st.about = map[uint32]uint64{}
+			}
+			sc.st.about[p.Chunk] |= mask
+		}
+	}
+}
+
+// addSummaries credits the about postings (a page's summary) of each
+// list to the chunks something else found: what the page is about tells
+// its sections apart from another page's, it is no evidence of a section
+// by itself.
+func (sc *chunkScorer) addSummaries(lists []termPostings, lw []listWeight) {
 	for li, tp := range lists {
 		for _, p := range tp.about {
-			if int(p.Chunk) < len(seen) && seen[p.Chunk] {
-				credit(li, tp, p, lw[li].w, lw[li].isExp, lw[li].bit)
+			if int(p.Chunk) < len(sc.seen) && sc.seen[p.Chunk] {
+				sc.credit(li, p, lw[li])
 			}
 		}
 	}
-	// Expansions count as much as the user's own words fail to: when some
-	// chunk has all of them, translations would only reorder what the
-	// user's words already found, so they fall to expandNeedFloor; when
-	// none has any, they count in full. This keeps a result with the
-	// user's words from being pushed out by one with only translations.
-	// With the concept lever, translations add what they bring beyond
-	// their word's own evidence instead (conceptScores).
+}
+
+// addTranslations adds what expansions bring. They count as much as the
+// user's own words fail to: when some chunk has all of them, translations
+// would only reorder what the user's words already found, so they fall to
+// expandNeedFloor; when none has any, they count in full. This keeps a
+// result with the user's words from being pushed out by one with only
+// translations. With the concept lever, translations add what they bring
+// beyond their word's own evidence instead (conceptScores).
+func (sc *chunkScorer) addTranslations() {
 	switch {
-	case cs != nil:
-		for _, c := range touched {
-			scores[c] += cs.gain(c)
+	case sc.cs != nil:
+		for _, c := range sc.touched {
+			sc.scores[c] += sc.cs.gain(c)
 		}
-	case expanded && total > 0:
+	case sc.expanded && sc.total > 0:
 		best := 0.0
-		for _, c := range touched {
-			best = max(best, cov[c])
+		for _, c := range sc.touched {
+			best = max(best, sc.cov[c])
 		}
-		need := max(expandNeedFloor, math.Pow(max(0, 1-best/total), expandNeedPower))
-		for _, c := range touched {
-			scores[c] += need * exp[c]
+		need := max(expandNeedFloor, math.Pow(max(0, 1-best/sc.total), expandNeedPower))
+		for _, c := range sc.touched {
+			sc.scores[c] += need * sc.exp[c]
 		}
 	}
-	ff.finish()
-	st.file = ff.scores
-	hits := make([]hit, 0, len(touched))
-	for _, c := range touched {
-		hits = append(hits, hit{chunk: c, score: scores[c]})
+}
+
+// hits is one hit per candidate chunk, in the order they were met.
+func (sc *chunkScorer) hits() []hit {
+	hits := make([]hit, 0, len(sc.touched))
+	for _, c := range sc.touched {
+		hits = append(hits, hit{chunk: c, score: sc.scores[c]})
 	}
-	return hits, st, nil
+	return hits
 }
 
 // fileFreqs computes each matching file's own BM25F, one query term at a
