@@ -96,154 +96,54 @@ func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, err
 	}
 	res.Ref, res.KBCommit, res.Commit = RefPrefix+strings.TrimPrefix(ref, track), kc.String(), man.Commit
 	res.Exact = man.Commit == commit.String()
-	refuse := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s of %s: %s; nothing was imported", ErrRefused, res.Ref, o.Remote, fmt.Sprintf(format, a...))
+	// Every check of the shared data fails the same way: the pull is
+	// refused before anything is written.
+	refuse := func(err error) error {
+		return fmt.Errorf("%w: %s of %s: %v; nothing was imported", ErrRefused, res.Ref, o.Remote, err)
 	}
-	vocab, err := index.VocabInForce(ctx, repo)
+	if err := checkCompatible(ctx, repo, man, pol.Fingerprint()); err != nil {
+		return nil, refuse(err)
+	}
+	mk, model, err := vectorsToTake(man, o)
 	if err != nil {
-		return nil, refuse("%v", err)
+		return nil, refuse(err)
 	}
-	if why := compatible(man, pol.Fingerprint(), vocab.Fingerprint()); why != "" {
-		return nil, refuse("%s", why)
+	if model != nil {
+		res.Model = model.ID
 	}
-
-	// Which model's vectors to take.
-	var mk store.ModelKey
-	var model *Model
-	if o.Embedder != nil && !o.NoVectors {
-		mk = index.ModelKey(o.Embedder)
-		model = man.model(modelHex(mk))
-		if model == nil && len(man.Models) > 0 {
-			var have []string
-			for _, m := range man.Models {
-				have = append(have, fmt.Sprintf("%s (%d dims)", m.ID, m.Dim))
-			}
-			return nil, refuse("its vectors were made by %s, your embedder is %s: set kb.embed.* to that model to use them, or pull with --no-vectors (lexical data only, your embedder embeds everything)", strings.Join(have, ", "), o.Embedder.ID())
-		}
-		if model != nil {
-			if d := o.Embedder.Dim(); d > 0 && d != model.Dim {
-				return nil, refuse("its vectors of %s have %d dimensions, your embedder gives %d", model.ID, model.Dim, d)
-			}
-			res.Model = model.ID
-		}
-	}
-
-	entries, err := repo.ListTree(ctx, kc)
+	sv, err := listShared(ctx, repo, kc, man, model)
 	if err != nil {
-		return nil, refuse("cannot list it: %v", err)
+		return nil, refuse(err)
 	}
-	recObj := map[store.SHA]gitx.Hash{}
-	vecObj := map[store.SHA]gitx.Hash{}
-	for _, e := range entries {
-		if e.Path == "kb.json" {
-			continue
-		}
-		kind, mod, blob, ok := parsePath(e.Path)
-		switch {
-		case !ok:
-			return nil, refuse("unexpected file %s", e.Path)
-		case kind == "blobs":
-			recObj[blob] = e.Blob
-		case model != nil && mod == model.Key:
-			vecObj[blob] = e.Blob
-		}
-	}
-	res.Records = len(recObj)
-	if len(recObj) != man.Blobs {
-		return nil, refuse("kb.json lists %d blobs, the tree holds %d records (truncated?)", man.Blobs, len(recObj))
-	}
-	if model != nil && len(vecObj) != model.Blobs {
-		return nil, refuse("kb.json lists vectors for %d blobs, the tree holds %d (truncated?)", model.Blobs, len(vecObj))
-	}
-	for b := range vecObj {
-		if _, ok := recObj[b]; !ok {
-			return nil, refuse("vectors of blob %s without its record", shortSHA(b))
-		}
-	}
+	res.Records = len(sv.records)
 
-	// What the local index already has.
-	blobs := make([]store.SHA, 0, len(recObj))
-	for b := range recObj {
-		blobs = append(blobs, b)
-	}
-	sort.Slice(blobs, func(i, j int) bool { return bytes.Compare(blobs[i][:], blobs[j][:]) < 0 })
-	dbDir := index.DBDir(repo)
-	have := map[store.SHA]store.BlobHeader{}
-	localMeta := map[store.SHA]*store.BlobMeta{}
-	cached := map[store.SHA]bool{}
-	if db, err := store.Open(ctx, dbDir, store.Options{ReadOnly: true, Wait: o.Wait}); err == nil {
-		segs, err := db.Segments()
-		if err == nil {
-			have, err = db.BlobHeaders(index.PipelineVersion, blobs, segs)
-		}
-		if err == nil && model != nil {
-			for b := range vecObj {
-				if _, ok := have[b]; ok {
-					if localMeta[b], err = db.BlobMeta(index.PipelineVersion, b); err != nil {
-						break
-					}
-				}
-			}
-			if err == nil {
-				cached, err = cachedBlobs(db, mk, localMeta)
-			}
-		}
-		db.Close()
-		if err != nil {
-			return nil, err
-		}
-	} else if !errors.Is(err, store.ErrNoIndex) {
+	blobs := sv.blobs()
+	local, err := readLocal(ctx, repo, o.Wait, blobs, sv.vectors, mk, model)
+	if err != nil {
 		return nil, err
 	}
-	var todo []store.SHA
-	for _, b := range blobs {
-		if _, ok := have[b]; !ok {
-			todo = append(todo, b)
-		}
-	}
+	todo := local.lacking(blobs)
 	res.Present = len(blobs) - len(todo)
-	// Chunk ordinals in the order a fresh local index would give them (the
-	// tree's path order), so ties in ranking break the same way as there.
-	if es, err := repo.ListTree(ctx, gitx.ParseHash(man.Tree)); err == nil {
-		pos := make(map[store.SHA]int, len(es))
-		for i, e := range es {
-			if _, ok := pos[store.SHA(e.Blob)]; !ok {
-				pos[store.SHA(e.Blob)] = i
-			}
-		}
-		at := func(b store.SHA) int {
-			if p, ok := pos[b]; ok {
-				return p
-			}
-			return len(es)
-		}
-		sort.SliceStable(todo, func(i, j int) bool { return at(todo[i]) < at(todo[j]) })
-	}
+	sortInTreeOrder(ctx, repo, gitx.ParseHash(man.Tree), todo)
 	o.progress("checking %d records (%d already in the local index)", len(todo), res.Present)
 
 	// Read and check every record to import, then the vectors.
-	recs, err := readRecords(ctx, repo, todo, recObj)
+	recs, err := readRecords(ctx, repo, todo, sv.records)
 	if err != nil {
-		return nil, refuse("%v", err)
+		return nil, refuse(err)
 	}
 	if err := checkAgainstRepo(ctx, repo, todo, recs); err != nil {
-		return nil, refuse("%v", err)
+		return nil, refuse(err)
 	}
-	var vtodo []store.SHA
-	for _, b := range blobs {
-		if _, ok := vecObj[b]; ok && !cached[b] {
-			vtodo = append(vtodo, b)
-		}
-	}
-	vecs, err := readVectors(ctx, repo, vtodo, vecObj, model, recs, localMeta)
+	vecs, err := readVectors(ctx, repo, local.vectorsLacking(blobs, sv.vectors), sv.vectors, model, recs, local.meta)
 	if err != nil {
-		return nil, refuse("%v", err)
+		return nil, refuse(err)
 	}
 	if o.Verify {
 		o.progress("re-analysing %d blobs", len(todo))
 		n, err := verifyRecords(ctx, repo, gitx.ParseHash(man.Commit), todo, recs)
 		if err != nil {
-			return nil, refuse("%v", err)
+			return nil, refuse(err)
 		}
 		res.Verified = n
 	}
@@ -251,7 +151,7 @@ func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, err
 	// Write: one new segment of the imported records, committed at once.
 	if len(todo) > 0 || len(vecs) > 0 {
 		o.progress("importing %d records, %d vector records", len(todo), len(vecs))
-		n, err := importData(ctx, repo, o, todo, recs, vecs, mk, model, localMeta)
+		n, err := importData(ctx, repo, o, todo, recs, vecs, mk, model, local.meta)
 		if err != nil {
 			return nil, err
 		}
@@ -262,6 +162,189 @@ func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, err
 		Imported: res.Imported + res.Present, Vectors: res.Vectors, Pulled: time.Now().UTC(), Verified: o.Verify}
 	res.Seconds = time.Since(began).Seconds()
 	return res, nil
+}
+
+// checkCompatible says why the shared view cannot serve this repository
+// (layout, pipeline, secrets policy or word list), nil when it can.
+func checkCompatible(ctx context.Context, repo *gitx.Repo, man *Manifest, secretsFP string) error {
+	vocab, err := index.VocabInForce(ctx, repo)
+	if err != nil {
+		return err
+	}
+	if why := compatible(man, secretsFP, vocab.Fingerprint()); why != "" {
+		return errors.New(why)
+	}
+	return nil
+}
+
+// vectorsToTake picks which model's vectors to import: the configured
+// embedder's, if the view has them. A view with vectors of other models
+// only is refused, unless NoVectors. No embedder (or NoVectors): none.
+func vectorsToTake(man *Manifest, o PullOptions) (store.ModelKey, *Model, error) {
+	var mk store.ModelKey
+	if o.Embedder == nil || o.NoVectors {
+		return mk, nil, nil
+	}
+	mk = index.ModelKey(o.Embedder)
+	model := man.model(modelHex(mk))
+	if model == nil && len(man.Models) > 0 {
+		var have []string
+		for _, m := range man.Models {
+			have = append(have, fmt.Sprintf("%s (%d dims)", m.ID, m.Dim))
+		}
+		return mk, nil, fmt.Errorf("its vectors were made by %s, your embedder is %s: set kb.embed.* to that model to use them, or pull with --no-vectors (lexical data only, your embedder embeds everything)", strings.Join(have, ", "), o.Embedder.ID())
+	}
+	if model != nil {
+		if d := o.Embedder.Dim(); d > 0 && d != model.Dim {
+			return mk, nil, fmt.Errorf("its vectors of %s have %d dimensions, your embedder gives %d", model.ID, model.Dim, d)
+		}
+	}
+	return mk, model, nil
+}
+
+// sharedView is what a shared view's tree holds: the git object of each
+// blob's record, and of its vectors by the model taken.
+type sharedView struct {
+	records map[store.SHA]gitx.Hash
+	vectors map[store.SHA]gitx.Hash
+}
+
+// listShared lists the shared view's tree (commit kc) and checks it
+// against its manifest: no unknown file, as many records and vectors as
+// kb.json lists, no vectors without their blob's record.
+func listShared(ctx context.Context, repo *gitx.Repo, kc gitx.Hash, man *Manifest, model *Model) (*sharedView, error) {
+	entries, err := repo.ListTree(ctx, kc)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list it: %v", err)
+	}
+	sv := &sharedView{records: map[store.SHA]gitx.Hash{}, vectors: map[store.SHA]gitx.Hash{}}
+	for _, e := range entries {
+		if e.Path == "kb.json" {
+			continue
+		}
+		kind, mod, blob, ok := parsePath(e.Path)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("unexpected file %s", e.Path)
+		case kind == "blobs":
+			sv.records[blob] = e.Blob
+		case model != nil && mod == model.Key:
+			sv.vectors[blob] = e.Blob
+		}
+	}
+	if len(sv.records) != man.Blobs {
+		return nil, fmt.Errorf("kb.json lists %d blobs, the tree holds %d records (truncated?)", man.Blobs, len(sv.records))
+	}
+	if model != nil && len(sv.vectors) != model.Blobs {
+		return nil, fmt.Errorf("kb.json lists vectors for %d blobs, the tree holds %d (truncated?)", model.Blobs, len(sv.vectors))
+	}
+	for b := range sv.vectors {
+		if _, ok := sv.records[b]; !ok {
+			return nil, fmt.Errorf("vectors of blob %s without its record", shortSHA(b))
+		}
+	}
+	return sv, nil
+}
+
+// blobs are the blobs the view has records of, in SHA order.
+func (sv *sharedView) blobs() []store.SHA {
+	blobs := make([]store.SHA, 0, len(sv.records))
+	for b := range sv.records {
+		blobs = append(blobs, b)
+	}
+	sort.Slice(blobs, func(i, j int) bool { return bytes.Compare(blobs[i][:], blobs[j][:]) < 0 })
+	return blobs
+}
+
+// localHoldings is what the local index already has of a shared view's
+// blobs, so that a pull reads none of it again.
+type localHoldings struct {
+	have map[store.SHA]store.BlobHeader
+	// meta and cached, for the blobs held whose vectors the view has:
+	// their metadata, and whether every chunk's vector is cached already.
+	meta   map[store.SHA]*store.BlobMeta
+	cached map[store.SHA]bool
+}
+
+// readLocal reads what the local index holds of blobs (and, with a
+// model, of the vectors of vecObj's blobs). No local index holds nothing.
+func readLocal(ctx context.Context, repo *gitx.Repo, wait time.Duration, blobs []store.SHA, vecObj map[store.SHA]gitx.Hash, mk store.ModelKey, model *Model) (*localHoldings, error) {
+	l := &localHoldings{have: map[store.SHA]store.BlobHeader{}, meta: map[store.SHA]*store.BlobMeta{}, cached: map[store.SHA]bool{}}
+	db, err := store.Open(ctx, index.DBDir(repo), store.Options{ReadOnly: true, Wait: wait})
+	if errors.Is(err, store.ErrNoIndex) {
+		return l, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	segs, err := db.Segments()
+	if err == nil {
+		l.have, err = db.BlobHeaders(index.PipelineVersion, blobs, segs)
+	}
+	if err == nil && model != nil {
+		for b := range vecObj {
+			if _, ok := l.have[b]; ok {
+				if l.meta[b], err = db.BlobMeta(index.PipelineVersion, b); err != nil {
+					break
+				}
+			}
+		}
+		if err == nil {
+			l.cached, err = cachedBlobs(db, mk, l.meta)
+		}
+	}
+	db.Close()
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// lacking are the blobs whose records the local index lacks, in blobs' order.
+func (l *localHoldings) lacking(blobs []store.SHA) []store.SHA {
+	var todo []store.SHA
+	for _, b := range blobs {
+		if _, ok := l.have[b]; !ok {
+			todo = append(todo, b)
+		}
+	}
+	return todo
+}
+
+// vectorsLacking are the blobs with vectors in vecObj that the local
+// embedding cache lacks some of, in blobs' order.
+func (l *localHoldings) vectorsLacking(blobs []store.SHA, vecObj map[store.SHA]gitx.Hash) []store.SHA {
+	var vtodo []store.SHA
+	for _, b := range blobs {
+		if _, ok := vecObj[b]; ok && !l.cached[b] {
+			vtodo = append(vtodo, b)
+		}
+	}
+	return vtodo
+}
+
+// sortInTreeOrder sorts blobs in the order a fresh local index would give
+// their chunk ordinals (the path order of tree, blobs not in it last), so
+// ties in ranking break the same way as there. If the tree cannot be
+// listed, blobs stay as they are.
+func sortInTreeOrder(ctx context.Context, repo *gitx.Repo, tree gitx.Hash, blobs []store.SHA) {
+	es, err := repo.ListTree(ctx, tree)
+	if err != nil {
+		return
+	}
+	pos := make(map[store.SHA]int, len(es))
+	for i, e := range es {
+		if _, ok := pos[store.SHA(e.Blob)]; !ok {
+			pos[store.SHA(e.Blob)] = i
+		}
+	}
+	at := func(b store.SHA) int {
+		if p, ok := pos[b]; ok {
+			return p
+		}
+		return len(es)
+	}
+	sort.SliceStable(blobs, func(i, j int) bool { return at(blobs[i]) < at(blobs[j]) })
 }
 
 // choose picks the shared view for commit among the fetched refs: one of
