@@ -1026,39 +1026,81 @@ const orgDenseChunks = 100
 // (their snippets are made then).
 func orgRank(ctx context.Context, req search.Request, resp *search.Response, corpus *org.Corpus, chunks []org.Chunk, dense *orgDense, inLinks map[org.LinkPage]int,
 	texts func([]org.ChunkRef) (map[org.ChunkRef]string, error), start time.Time) (*search.Response, error) {
-	type chunkKey struct {
-		repo, blob, path string
-		ordinal          int
-	}
-	seen := map[chunkKey]bool{}
-	for _, ch := range chunks {
-		seen[chunkKey{ch.Repo, ch.Blob, ch.Path, ch.Ordinal}] = true
-	}
 	if dense != nil {
-		// The vector side's chunks join the lexical side's candidates.
-		for _, h := range dense.hits {
-			if key := (chunkKey{h.Repo, h.Blob, h.Path, h.Ordinal}); !seen[key] {
-				seen[key] = true
-				chunks = append(chunks, h.Chunk)
-			}
+		chunks = joinDenseChunks(chunks, dense.hits)
+	}
+	ov := newOrgOverlay(orgFiles(chunks), inLinks)
+	if dense != nil {
+		ov.Dense = ov.placeDense(dense)
+	}
+	req.View, req.Overlay, req.Corpus = &store.View{}, ov.Overlay, orgSearchCorpus(corpus)
+	s := &search.Searcher{ReadBlob: func(store.SHA) ([]byte, error) {
+		return nil, fmt.Errorf("an org search reads no blobs")
+	}}
+	ranked, err := s.Search(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	refs := ov.place(ranked.Results, resp)
+	if texts != nil && len(refs) > 0 {
+		got, err := texts(refs)
+		if err != nil {
+			return nil, err
+		}
+		orgSnippets(resp.Results, refs, got, ranked.Terms)
+	}
+	resp.Mode, resp.Fusion, resp.Dense = ranked.Mode, ranked.Fusion, ranked.Dense
+	resp.SetNotes(ranked.Notes())
+	resp.Expansions = ranked.Expansions
+	resp.StaleAfter = ranked.StaleAfter
+	resp.TookMs = time.Since(start).Milliseconds()
+	return resp, nil
+}
+
+// orgChunkKey names a chunk of an org search: a chunk of a blob, at a
+// path of a repository.
+type orgChunkKey struct {
+	repo, blob, path string
+	ordinal          int
+}
+
+// joinDenseChunks adds the vector side's chunks to the lexical side's
+// candidates, those not among them already.
+func joinDenseChunks(chunks []org.Chunk, hits []org.Hit) []org.Chunk {
+	seen := map[orgChunkKey]bool{}
+	for _, ch := range chunks {
+		seen[orgChunkKey{ch.Repo, ch.Blob, ch.Path, ch.Ordinal}] = true
+	}
+	for _, h := range hits {
+		if key := (orgChunkKey{h.Repo, h.Blob, h.Path, h.Ordinal}); !seen[key] {
+			seen[key] = true
+			chunks = append(chunks, h.Chunk)
 		}
 	}
+	return chunks
+}
+
+// orgFile is one file (a path of a repository) among the candidates,
+// with its candidate chunks.
+type orgFile struct {
+	repo, path, commit, blob string
+	chunks                   []org.Chunk
+}
+
+// orgFiles groups the candidate chunks by file, in the order files are
+// first met. The searcher keeps one chunk list per blob, and a blob two
+// files share (the same file in two repositories) may have come back
+// with other chunks for each: each of them gets all the blob's chunks
+// that came back.
+func orgFiles(chunks []org.Chunk) []*orgFile {
 	type fileKey struct{ repo, path string }
-	type file struct {
-		repo, path, commit, blob string
-		chunks                   []org.Chunk
-	}
-	files := map[fileKey]*file{}
-	var order []*file
-	// The searcher keeps one chunk list per blob, and a blob two files
-	// share (the same file in two repositories) may have come back with
-	// other chunks for each: each of them gets all the blob's chunks
-	// that came back.
+	files := map[fileKey]*orgFile{}
+	var order []*orgFile
 	blobChunks := map[string]map[int]org.Chunk{}
 	for _, ch := range chunks {
 		key := fileKey{ch.Repo, ch.Path}
 		if files[key] == nil {
-			files[key] = &file{repo: ch.Repo, path: ch.Path, commit: ch.Commit, blob: ch.Blob}
+			files[key] = &orgFile{repo: ch.Repo, path: ch.Path, commit: ch.Commit, blob: ch.Blob}
 			order = append(order, files[key])
 		}
 		if blobChunks[ch.Blob] == nil {
@@ -1073,95 +1115,129 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 			fl.chunks = append(fl.chunks, ch)
 		}
 	}
-	// A path two repositories share gets its repository as a prefix in
-	// the overlay (paths are a view's keys).
-	repoOf := map[string]int{}
-	for _, fl := range order {
-		repoOf[fl.path]++
+	return order
+}
+
+// orgOrigin is where an overlay file came from: its repository, path
+// and commit, and the ordinal in its blob of each of its chunks.
+type orgOrigin struct {
+	repo, path, commit string
+	ordinals           []int
+}
+
+// orgOverlay is the overlay an org search ranks: the candidate files as
+// uncommitted files of an empty view, and the way back from each to its
+// repository.
+type orgOverlay struct {
+	*search.Overlay
+	// paths counts the files at each path: a path two repositories
+	// share gets its repository as a prefix in the overlay (paths are a
+	// view's keys).
+	paths   map[string]int
+	origins map[string]*orgOrigin  // by overlay path
+	at      map[orgChunkKey][2]int // each chunk's file and chunk index in the overlay
+}
+
+func newOrgOverlay(files []*orgFile, inLinks map[org.LinkPage]int) *orgOverlay {
+	ov := &orgOverlay{Overlay: &search.Overlay{Vocab: map[string]uint8{}, InLinks: map[string]int{}, Partial: true},
+		paths: map[string]int{}, origins: map[string]*orgOrigin{}, at: map[orgChunkKey][2]int{}}
+	for _, fl := range files {
+		ov.paths[fl.path]++
 	}
-	type origin struct {
-		repo, path, commit string
-		ordinals           []int
+	for _, fl := range files {
+		ov.add(fl, inLinks)
 	}
-	origins := map[string]*origin{}
-	// Where each chunk is in the overlay: file and chunk index.
-	at := map[chunkKey][2]int{}
-	ov := &search.Overlay{Vocab: map[string]uint8{}, InLinks: map[string]int{}, Partial: true}
-	for _, fl := range order {
-		sort.Slice(fl.chunks, func(i, j int) bool { return fl.chunks[i].Ordinal < fl.chunks[j].Ordinal })
-		p := fl.path
-		if repoOf[p] > 1 {
-			p = fl.repo + "/" + p
-		}
-		first := fl.chunks[0]
-		blob, err := hex.DecodeString(first.Blob)
-		if err != nil || len(blob) != len(store.SHA{}) {
-			continue
-		}
-		af := store.AnalyzedFile{Path: p, Meta: &store.BlobMeta{Lang: first.Lang, Title: first.Title, Meta: first.File.Meta, Kind: first.File.Kind, MinHash: first.File.MinHash, Links: first.File.Links}}
-		// The same blob in two repositories has the same chunks: one
-		// blob's metadata serves both files.
-		copy(af.Blob[:], blob)
-		o := &origin{repo: fl.repo, path: fl.path, commit: fl.commit}
-		for _, ch := range fl.chunks {
-			at[chunkKey{fl.repo, ch.Blob, fl.path, ch.Ordinal}] = [2]int{len(ov.Files), len(af.Chunks)}
-			tf := map[string][store.NumFields]uint16{}
-			for f, terms := range ch.Terms {
-				for _, t := range strings.Fields(terms) {
-					x := tf[t]
-					x[f]++
-					tf[t] = x
-				}
-			}
-			af.Chunks = append(af.Chunks, tf)
-			af.BodyLen = append(af.BodyLen, uint32(ch.BodyLen))
-			af.Meta.Chunks = append(af.Meta.Chunks, store.ChunkMeta{Start: ch.Start, End: ch.End, Heading: ch.Heading, Symbols: ch.Symbols})
-			// The chunk's text stands for its lines.
-			for i, line := range strings.Split(ch.Text, "\n") {
-				n := ch.Start + i
-				for len(af.Lines) < n {
-					af.Lines = append(af.Lines, "")
-				}
-				af.Lines[n-1] = line
-			}
-			o.ordinals = append(o.ordinals, ch.Ordinal)
-		}
-		af.FieldLen[store.FieldBody] = uint64(first.FileLen)
-		ov.Files = append(ov.Files, af)
-		ov.Vocab[p] = first.File.Vocab
-		if term, ok := search.LinkTerm(fl.path); ok {
-			if n, ok := inLinks[org.LinkPage{Repo: fl.repo, Path: fl.path, Term: term}]; ok {
-				ov.InLinks[p] = n
-			}
-		}
-		origins[p] = o
+	return ov
+}
+
+// add puts file fl in the overlay: its chunks in ordinal order, their
+// terms, lengths and lines, and the links to its page (inLinks). A file
+// whose blob is not a SHA is left out.
+func (ov *orgOverlay) add(fl *orgFile, inLinks map[org.LinkPage]int) {
+	sort.Slice(fl.chunks, func(i, j int) bool { return fl.chunks[i].Ordinal < fl.chunks[j].Ordinal })
+	p := fl.path
+	if ov.paths[p] > 1 {
+		p = fl.repo + "/" + p
 	}
-	if dense != nil {
-		od := &search.OverlayDense{Fused: dense.fused, Model: dense.model, Vectors: dense.vectors, Chunks: dense.chunks}
-		for _, h := range dense.hits {
-			if x, ok := at[chunkKey{h.Repo, h.Blob, h.Path, h.Ordinal}]; ok {
-				od.Hits = append(od.Hits, search.OverlayHit{File: x[0], Chunk: x[1], Score: h.Score})
-			}
-		}
-		ov.Dense = od
+	first := fl.chunks[0]
+	blob, err := hex.DecodeString(first.Blob)
+	if err != nil || len(blob) != len(store.SHA{}) {
+		return
 	}
+	af := store.AnalyzedFile{Path: p, Meta: &store.BlobMeta{Lang: first.Lang, Title: first.Title, Meta: first.File.Meta, Kind: first.File.Kind, MinHash: first.File.MinHash, Links: first.File.Links}}
+	// The same blob in two repositories has the same chunks: one
+	// blob's metadata serves both files.
+	copy(af.Blob[:], blob)
+	o := &orgOrigin{repo: fl.repo, path: fl.path, commit: fl.commit}
+	for _, ch := range fl.chunks {
+		ov.at[orgChunkKey{fl.repo, ch.Blob, fl.path, ch.Ordinal}] = [2]int{len(ov.Files), len(af.Chunks)}
+		af.Chunks = append(af.Chunks, chunkTermFreqs(ch))
+		af.BodyLen = append(af.BodyLen, uint32(ch.BodyLen))
+		af.Meta.Chunks = append(af.Meta.Chunks, store.ChunkMeta{Start: ch.Start, End: ch.End, Heading: ch.Heading, Symbols: ch.Symbols})
+		// The chunk's text stands for its lines.
+		for i, line := range strings.Split(ch.Text, "\n") {
+			n := ch.Start + i
+			for len(af.Lines) < n {
+				af.Lines = append(af.Lines, "")
+			}
+			af.Lines[n-1] = line
+		}
+		o.ordinals = append(o.ordinals, ch.Ordinal)
+	}
+	af.FieldLen[store.FieldBody] = uint64(first.FileLen)
+	ov.Files = append(ov.Files, af)
+	ov.Vocab[p] = first.File.Vocab
+	if term, ok := search.LinkTerm(fl.path); ok {
+		if n, ok := inLinks[org.LinkPage{Repo: fl.repo, Path: fl.path, Term: term}]; ok {
+			ov.InLinks[p] = n
+		}
+	}
+	ov.origins[p] = o
+}
+
+// chunkTermFreqs counts each term of an org chunk, per field.
+func chunkTermFreqs(ch org.Chunk) map[string][store.NumFields]uint16 {
+	tf := map[string][store.NumFields]uint16{}
+	for f, terms := range ch.Terms {
+		for _, t := range strings.Fields(terms) {
+			x := tf[t]
+			x[f]++
+			tf[t] = x
+		}
+	}
+	return tf
+}
+
+// placeDense is the vector side's hits, placed at their chunks in the
+// overlay (those it holds).
+func (ov *orgOverlay) placeDense(dense *orgDense) *search.OverlayDense {
+	od := &search.OverlayDense{Fused: dense.fused, Model: dense.model, Vectors: dense.vectors, Chunks: dense.chunks}
+	for _, h := range dense.hits {
+		if x, ok := ov.at[orgChunkKey{h.Repo, h.Blob, h.Path, h.Ordinal}]; ok {
+			od.Hits = append(od.Hits, search.OverlayHit{File: x[0], Chunk: x[1], Score: h.Score})
+		}
+	}
+	return od
+}
+
+// orgSearchCorpus is the search statistics of the repositories searched.
+func orgSearchCorpus(corpus *org.Corpus) *search.Corpus {
 	cp := &search.Corpus{DF: corpus.DF, FileDF: corpus.FileDF}
 	for _, st := range corpus.Repos {
 		cp.Chunks += st.Chunks
 		cp.BodyLen += st.BodyLen
 		cp.Files += st.Files
 	}
-	req.View, req.Overlay, req.Corpus = &store.View{}, ov, cp
-	s := &search.Searcher{ReadBlob: func(store.SHA) ([]byte, error) {
-		return nil, fmt.Errorf("an org search reads no blobs")
-	}}
-	ranked, err := s.Search(ctx, req)
-	if err != nil {
-		return nil, err
-	}
+	return cp
+}
+
+// place appends the ranked results to resp, each named by its
+// repository, commit, path and chunk ordinal, and returns the chunk of
+// each (for their texts).
+func (ov *orgOverlay) place(ranked []search.Result, resp *search.Response) []org.ChunkRef {
 	var refs []org.ChunkRef
-	for _, x := range ranked.Results {
-		o := origins[x.Path]
+	for _, x := range ranked {
+		o := ov.origins[x.Path]
 		if o == nil {
 			continue
 		}
@@ -1175,34 +1251,28 @@ func orgRank(ctx context.Context, req search.Request, resp *search.Response, cor
 		x.Citation = OrgCitation(o.repo, o.commit, o.path, x.StartLine, x.EndLine)
 		refs = append(refs, org.ChunkRef{Repo: o.repo, Blob: x.Blob, Ordinal: ordinal})
 		for i, p := range x.AlsoAt {
-			if ao := origins[p]; ao != nil {
+			if ao := ov.origins[p]; ao != nil {
 				x.AlsoAt[i] = ao.repo + ":" + ao.path
 			}
 		}
 		resp.Results = append(resp.Results, x)
 	}
-	if texts != nil && len(refs) > 0 {
-		got, err := texts(refs)
-		if err != nil {
-			return nil, err
+	return refs
+}
+
+// orgSnippets makes the results' snippets from their chunks' texts
+// (got, by refs[i] for results[i]) and highlights terms in them.
+func orgSnippets(results []search.Result, refs []org.ChunkRef, got map[org.ChunkRef]string, terms []string) {
+	for i := range results {
+		x := &results[i]
+		text, ok := got[refs[i]]
+		if !ok || x.StartLine < 1 {
+			continue
 		}
-		for i := range resp.Results {
-			x := &resp.Results[i]
-			text, ok := got[refs[i]]
-			if !ok || x.StartLine < 1 {
-				continue
-			}
-			lines := append(make([]string, x.StartLine-1), strings.Split(text, "\n")...)
-			x.Snippet = search.Snippet(lines, x.StartLine, x.EndLine, ranked.Terms)
-		}
-		search.Highlight(resp.Results, ranked.Terms)
+		lines := append(make([]string, x.StartLine-1), strings.Split(text, "\n")...)
+		x.Snippet = search.Snippet(lines, x.StartLine, x.EndLine, terms)
 	}
-	resp.Mode, resp.Fusion, resp.Dense = ranked.Mode, ranked.Fusion, ranked.Dense
-	resp.SetNotes(ranked.Notes())
-	resp.Expansions = ranked.Expansions
-	resp.StaleAfter = ranked.StaleAfter
-	resp.TookMs = time.Since(start).Milliseconds()
-	return resp, nil
+	search.Highlight(results, terms)
 }
 
 // OrgCitation is an org result's citation: <repo>@<commit>:<path>#L<a>-L<b>.
