@@ -138,6 +138,63 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	pv := &PushedView{Rev: rev, Commit: commit.String()}
 	name := refName(ctx, repo, rev, commit)
 	pv.Ref = RefPrefix + name
+	v, err := currentView(ctx, repo, db, rev, commit, tree)
+	if err != nil {
+		return nil, err
+	}
+	inTree, keep, filtered, err := keptPaths(ctx, repo, v, commit, tree)
+	if err != nil {
+		return nil, err
+	}
+	pv.Filtered = filtered
+	chunked := v.ChunkEntries(func(p string) bool { return keep[p] })
+	vb, err := shareableBlobs(db, chunked)
+	if err != nil {
+		return nil, err
+	}
+	pv.Withheld, pv.Blobs = vb.withheld, len(vb.share)
+	mk, model := modelToPush(db, o.Embedder)
+
+	// Records the ref's previous commit already holds are reused as they
+	// are: same blob, same pipeline, same bytes.
+	parent, prevRec, prevVec := previous(ctx, repo, o.Remote, name, secretsFP, v.Vocab, model)
+	pv.Parent = parent.String()
+	if parent.IsZero() {
+		pv.Parent = ""
+	}
+	files, err := recordFiles(db, vb, prevRec, entrySizes(chunked, inTree), pv)
+	if err != nil {
+		return nil, err
+	}
+	if model != nil {
+		vf, err := vectorFiles(db, mk, model, vb, prevVec)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, vf...)
+		pv.Vectors = model.Blobs
+	}
+	man := Manifest{Share: Version, Format: store.SharedFormat, Pipeline: index.PipelineVersion, Secrets: secretsFP, Vocab: v.Vocab,
+		Commit: commit.String(), Tree: tree.String(), Name: name, Blobs: len(vb.share), Withheld: pv.Withheld, Filtered: pv.Filtered,
+		CreatedBy: "git-kb " + o.Version}
+	if model != nil && model.Blobs > 0 {
+		man.Models = []Model{*model}
+	}
+	mb, _ := json.MarshalIndent(man, "", "  ")
+	files = append(files, gitx.File{Path: "kb.json", Data: append(mb, '\n')})
+	msg := fmt.Sprintf("git kb index of %s (%s)\n\n%d blobs, %d with vectors; pipeline %d", commit.String()[:12], name, len(vb.share), pv.Vectors, index.PipelineVersion)
+	kc, err := repo.WriteCommit(ctx, pv.Ref, parent, msg, files)
+	if err != nil {
+		return nil, err
+	}
+	pv.KBCommit = kc.String()
+	return pv, nil
+}
+
+// currentView is the index's view of rev's tree. Blob records are the
+// index's current ones: a view cut with another word list than they were
+// is not shipped under its name.
+func currentView(ctx context.Context, repo *gitx.Repo, db *store.DB, rev string, commit, tree gitx.Hash) (*store.View, error) {
 	v, err := db.View(index.PipelineVersion, store.SHA(tree))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%s (%s) is %w: run git kb index --rev %s first", rev, commit.String()[:12], ErrNotIndexed, rev)
@@ -145,45 +202,62 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	if err != nil {
 		return nil, err
 	}
-	// Blob records are the index's current ones: a view cut with another
-	// word list than they were is not shipped under its name.
 	if vocab, err := index.VocabInForce(ctx, repo); err != nil {
 		return nil, err
 	} else if vocab.Fingerprint() != v.Vocab {
 		return nil, fmt.Errorf("%s (%s) was indexed with another word list than the index's current one (kb.dict or kb.vocab.learn changed since): run git kb index --rev %s first", rev, commit.String()[:12], rev)
 	}
+	return v, nil
+}
 
-	// The view must be the commit's: every entry a file of its tree, and
-	// what the filters skip now stays home.
+// keptPaths checks that the view is the commit's, every entry a file of
+// its tree. It returns the tree's files by path, the view's paths to
+// share and how many it filtered: what the filters skip now stays home.
+func keptPaths(ctx context.Context, repo *gitx.Repo, v *store.View, commit, tree gitx.Hash) (inTree map[string]gitx.Entry, keep map[string]bool, filtered int, err error) {
 	entries, err := repo.ListTree(ctx, tree)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	inTree := make(map[string]gitx.Entry, len(entries))
+	inTree = make(map[string]gitx.Entry, len(entries))
 	for _, e := range entries {
 		inTree[e.Path] = e
 	}
 	skip, err := index.Filter(ctx, repo, commit)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	keepPath := map[string]bool{}
+	keep = map[string]bool{}
 	for _, e := range v.Entries {
 		te, ok := inTree[e.Path]
 		if !ok || store.SHA(te.Blob) != e.Blob {
-			return nil, fmt.Errorf("the index holds data of %s that commit %s does not have; refusing to push it (run git kb doctor)", e.Path, commit.String()[:12])
+			return nil, nil, 0, fmt.Errorf("the index holds data of %s that commit %s does not have; refusing to push it (run git kb doctor)", e.Path, commit.String()[:12])
 		}
 		if skip(te.Path, te.Mode, te.Size) != "" {
-			pv.Filtered++
+			filtered++
 			continue
 		}
-		keepPath[e.Path] = true
+		keep[e.Path] = true
 	}
+	return inTree, keep, filtered, nil
+}
+
+// viewBlobs are the blobs of a view to share, with their records in the
+// index.
+type viewBlobs struct {
+	share    []store.SHA // in SHA order
+	headers  map[store.SHA]store.BlobHeader
+	metas    map[store.SHA]*store.BlobMeta
+	withheld int // blobs left out: nothing derived from a secret leaves the machine
+}
+
+// shareableBlobs reads the records of the chunked entries' blobs and
+// leaves out those in which secrets were found. A blob without a record
+// is an error.
+func shareableBlobs(db *store.DB, chunked []store.ViewEntry) (*viewBlobs, error) {
 	segs, err := db.Segments()
 	if err != nil {
 		return nil, err
 	}
-	chunked := v.ChunkEntries(func(p string) bool { return keepPath[p] })
 	var blobs []store.SHA
 	for _, e := range chunked {
 		blobs = append(blobs, e.Blob)
@@ -192,8 +266,7 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	if err != nil {
 		return nil, err
 	}
-	metas := map[store.SHA]*store.BlobMeta{}
-	var share []store.SHA
+	vb := &viewBlobs{headers: headers, metas: map[store.SHA]*store.BlobMeta{}}
 	for _, b := range blobs {
 		if _, ok := headers[b]; !ok {
 			return nil, fmt.Errorf("blob %x of the view has no record in the index (run git kb doctor)", b[:6])
@@ -203,43 +276,47 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 			return nil, err
 		}
 		if len(m.Secrets) > 0 {
-			pv.Withheld++ // nothing derived from a secret leaves the machine
+			vb.withheld++
 			continue
 		}
-		metas[b] = m
-		share = append(share, b)
+		vb.metas[b] = m
+		vb.share = append(vb.share, b)
 	}
-	sort.Slice(share, func(i, j int) bool { return string(share[i][:]) < string(share[j][:]) })
-	pv.Blobs = len(share)
+	sort.Slice(vb.share, func(i, j int) bool { return string(vb.share[i][:]) < string(vb.share[j][:]) })
+	return vb, nil
+}
 
-	// Vectors of the configured model, where every chunk of a blob has one.
+// modelToPush is the configured embedder's model, whose vectors are
+// shared where every chunk of a blob has one: nil if there is no embedder
+// or the index has no vectors of it.
+func modelToPush(db *store.DB, emb llm.Embedder) (store.ModelKey, *Model) {
 	var mk store.ModelKey
-	var model *Model
-	if o.Embedder != nil {
-		mk = index.ModelKey(o.Embedder)
-		if info, err := db.Model(mk); err == nil {
-			model = &Model{Key: modelHex(mk), ID: info.ID, Dim: info.Dim, Input: index.EmbedInputVersion}
-		}
+	if emb == nil {
+		return mk, nil
 	}
+	mk = index.ModelKey(emb)
+	info, err := db.Model(mk)
+	if err != nil {
+		return mk, nil
+	}
+	return mk, &Model{Key: modelHex(mk), ID: info.ID, Dim: info.Dim, Input: index.EmbedInputVersion}
+}
 
-	// Records the ref's previous commit already holds are reused as they
-	// are: same blob, same pipeline, same bytes.
-	parent, prevRec, prevVec := previous(ctx, repo, o.Remote, name, secretsFP, v.Vocab, model)
-	pv.Parent = parent.String()
-	if parent.IsZero() {
-		pv.Parent = ""
-	}
+// recordFiles are the files of vb's records: the previous commit's
+// object where it has one (prev), else exported from the index and
+// encoded. It counts both in pv.
+func recordFiles(db *store.DB, vb *viewBlobs, prev map[store.SHA]gitx.Hash, sizes map[store.SHA]int64, pv *PushedView) ([]gitx.File, error) {
 	var files []gitx.File
 	var todo []store.SHA
-	for _, b := range share {
-		if h, ok := prevRec[b]; ok {
+	for _, b := range vb.share {
+		if h, ok := prev[b]; ok {
 			files = append(files, gitx.File{Path: recordPath(b), Blob: h})
 			pv.Reused++
 		} else {
 			todo = append(todo, b)
 		}
 	}
-	recs, err := exportRecords(db, todo, headers, metas, entrySizes(chunked, inTree))
+	recs, err := exportRecords(db, todo, vb.headers, vb.metas, sizes)
 	if err != nil {
 		return nil, err
 	}
@@ -251,43 +328,35 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 		files = append(files, gitx.File{Path: recordPath(b), Data: data})
 		pv.Exported++
 	}
-	if model != nil {
-		var vtodo []store.SHA
-		for _, b := range share {
-			if h, ok := prevVec[b]; ok {
-				files = append(files, gitx.File{Path: vectorPath(model.Key, b), Blob: h})
-				model.Blobs++
-			} else {
-				vtodo = append(vtodo, b)
-			}
+	return files, nil
+}
+
+// vectorFiles are the files of vb's vectors by model: the previous
+// commit's object where it has one (prev), else exported from the
+// embedding cache, for the blobs whose every chunk has a vector. It
+// counts them in model.Blobs.
+func vectorFiles(db *store.DB, mk store.ModelKey, model *Model, vb *viewBlobs, prev map[store.SHA]gitx.Hash) ([]gitx.File, error) {
+	var files []gitx.File
+	var todo []store.SHA
+	for _, b := range vb.share {
+		if h, ok := prev[b]; ok {
+			files = append(files, gitx.File{Path: vectorPath(model.Key, b), Blob: h})
+			model.Blobs++
+		} else {
+			todo = append(todo, b)
 		}
-		vecs, err := exportVectors(db, mk, model.Dim, vtodo, metas)
-		if err != nil {
-			return nil, err
-		}
-		for _, b := range vtodo {
-			if vs := vecs[b]; vs != nil {
-				files = append(files, gitx.File{Path: vectorPath(model.Key, b), Data: vs.Encode()})
-				model.Blobs++
-			}
-		}
-		pv.Vectors = model.Blobs
 	}
-	man := Manifest{Share: Version, Format: store.SharedFormat, Pipeline: index.PipelineVersion, Secrets: secretsFP, Vocab: v.Vocab,
-		Commit: commit.String(), Tree: tree.String(), Name: name, Blobs: len(share), Withheld: pv.Withheld, Filtered: pv.Filtered,
-		CreatedBy: "git-kb " + o.Version}
-	if model != nil && model.Blobs > 0 {
-		man.Models = []Model{*model}
-	}
-	mb, _ := json.MarshalIndent(man, "", "  ")
-	files = append(files, gitx.File{Path: "kb.json", Data: append(mb, '\n')})
-	msg := fmt.Sprintf("git kb index of %s (%s)\n\n%d blobs, %d with vectors; pipeline %d", commit.String()[:12], name, len(share), pv.Vectors, index.PipelineVersion)
-	kc, err := repo.WriteCommit(ctx, pv.Ref, parent, msg, files)
+	vecs, err := exportVectors(db, mk, model.Dim, todo, vb.metas)
 	if err != nil {
 		return nil, err
 	}
-	pv.KBCommit = kc.String()
-	return pv, nil
+	for _, b := range todo {
+		if vs := vecs[b]; vs != nil {
+			files = append(files, gitx.File{Path: vectorPath(model.Key, b), Data: vs.Encode()})
+			model.Blobs++
+		}
+	}
+	return files, nil
 }
 
 func entrySizes(es []store.ViewEntry, inTree map[string]gitx.Entry) map[store.SHA]int64 {
