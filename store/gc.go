@@ -58,14 +58,51 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 			del = append(del, refKey(r.Commit))
 		}
 	}
-	liveBlobs := map[SHA]bool{}
-	liveSegs := map[uint32]bool{}
-	liveChunks := map[uint32]uint32{} // per segment, chunks a kept view uses
-	// A kept view stored as a delta over a view that goes is stored
-	// whole first (in its own transaction, before anything is deleted,
-	// so a crash between the two leaves both records readable).
-	rewrite := map[SHA][]byte{}
-	for tree := range liveTrees {
+	live, err := d.liveData(pv, liveTrees)
+	if err != nil {
+		return nil, err
+	}
+	st.DeadChunks = d.deadChunks(live)
+	dead, err := d.deadKeys(live, st)
+	if err != nil {
+		return nil, err
+	}
+	del = append(del, dead...)
+	st.ViewsStoredWhole = len(live.rewrite)
+	st.KeysDeleted = len(del)
+	if dryRun {
+		return st, nil
+	}
+	if err := d.storeWhole(pv, live.rewrite); err != nil {
+		return nil, err
+	}
+	if err := d.deleteKeys(del); err != nil {
+		return nil, err
+	}
+	if err := d.Compact(); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// gcLive is what the kept views reach, for GC.
+type gcLive struct {
+	pv     byte
+	trees  map[SHA]bool
+	blobs  map[SHA]bool
+	segs   map[uint32]bool
+	chunks map[uint32]uint32 // per segment, chunks a kept view uses
+	// rewrite holds the kept views stored as a delta over a view that
+	// goes, encoded whole.
+	rewrite map[SHA][]byte
+}
+
+// liveData reads the kept views (those of trees) of pipeline pv: the
+// blobs and segments they use, and which of them must be stored whole.
+func (d *DB) liveData(pv byte, trees map[SHA]bool) (*gcLive, error) {
+	live := &gcLive{pv: pv, trees: trees, blobs: map[SHA]bool{}, segs: map[uint32]bool{},
+		chunks: map[uint32]uint32{}, rewrite: map[SHA][]byte{}}
+	for tree := range trees {
 		v, err := d.View(pv, tree)
 		if errors.Is(err, ErrNotFound) {
 			continue
@@ -73,86 +110,52 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 		if err != nil {
 			return nil, err
 		}
-		if v.delta != nil && !liveTrees[v.delta.root] {
-			rewrite[tree] = v.encode()
+		// A kept view stored as a delta over a view that goes is stored
+		// whole first (in its own transaction, before anything is
+		// deleted, so a crash between the two leaves both records
+		// readable).
+		if v.delta != nil && !trees[v.delta.root] {
+			live.rewrite[tree] = v.encode()
 		}
 		for _, e := range v.Entries {
 			if e.N > 0 {
-				liveSegs[e.Seg] = true
-				if !liveBlobs[e.Blob] { // a blob's chunks count once
-					liveChunks[e.Seg] += e.N
+				live.segs[e.Seg] = true
+				if !live.blobs[e.Blob] { // a blob's chunks count once
+					live.chunks[e.Seg] += e.N
 				}
 			}
-			liveBlobs[e.Blob] = true
+			live.blobs[e.Blob] = true
 		}
 	}
+	return live, nil
+}
+
+// deadChunks counts the chunks of kept segments that no kept view uses
+// (0 if the segments cannot be read: the count is only reported).
+func (d *DB) deadChunks(live *gcLive) int {
+	n := 0
 	if segs, err := d.Segments(); err == nil {
 		for id, sg := range segs {
-			if liveSegs[id] {
-				st.DeadChunks += int(sg.N - min(sg.N, liveChunks[id]))
+			if live.segs[id] {
+				n += int(sg.N - min(sg.N, live.chunks[id]))
 			}
 		}
 	}
+	return n
+}
+
+// deadKeys lists every key of derived data that no kept view reaches,
+// counting in st the views, blobs, segments and other pipelines' files
+// they drop.
+func (d *DB) deadKeys(live *gcLive, st *GCStats) ([][]byte, error) {
+	var del [][]byte
 	droppedSegs := map[uint32]bool{}
-	segOf := func(k []byte, off int) (uint32, bool) {
-		if len(k) < off+4 {
-			return 0, false
-		}
-		return binary.BigEndian.Uint32(k[off:]), true
-	}
-	err = d.db.View(func(txn *badger.Txn) error {
+	err := d.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			k := it.Item().KeyCopy(nil)
-			drop := false
-			switch {
-			case len(k) >= 2 && k[0] == 's' && k[1] == '/':
-				if seg, ok := segOf(k, 2); ok && !liveSegs[seg] {
-					drop = true
-					droppedSegs[seg] = true
-				}
-			case len(k) >= 2 && k[1] != '/' && (k[0] == 'v' || k[0] == 'o' || k[0] == 'b' || k[0] == 'c' || k[0] == 'p' || k[0] == 'l'):
-				if k[1] != pv {
-					drop = true // another pipeline's data: never read again
-					if k[0] == 'b' {
-						st.OtherPipelineFiles++
-					}
-					break
-				}
-				switch k[0] {
-				case 'v':
-					var tree SHA
-					copy(tree[:], k[2:])
-					if !liveTrees[tree] {
-						drop = true
-						st.ViewsDropped++
-					}
-				case 'o': // where a view came from: goes with the view
-					var tree SHA
-					copy(tree[:], k[2:])
-					drop = !liveTrees[tree]
-				case 'b', 'c':
-					var blob SHA
-					copy(blob[:], k[2:])
-					if !liveBlobs[blob] {
-						drop = true
-						if k[0] == 'b' {
-							st.BlobsDropped++
-						}
-					}
-				case 'p':
-					seg, ok := segOf(k, len(k)-4)
-					drop = ok && !liveSegs[seg]
-				case 'l':
-					seg, ok := segOf(k, 2)
-					drop = ok && !liveSegs[seg]
-				}
-			case k[0] == 'x' || k[0] == 'y' || k[0] == 'g' || k[0] == 'h':
-				seg, ok := segOf(k, 1+len(ModelKey{}))
-				drop = ok && !liveSegs[seg]
-			}
-			if drop {
+			if live.dead(k, st, droppedSegs) {
 				del = append(del, k)
 			}
 		}
@@ -162,38 +165,93 @@ func (d *DB) GC(pv byte, keep func(Ref) bool, dryRun bool) (*GCStats, error) {
 		return nil, err
 	}
 	st.SegmentsDropped = len(droppedSegs)
-	st.ViewsStoredWhole = len(rewrite)
-	st.KeysDeleted = len(del)
-	if dryRun {
-		return st, nil
-	}
-	if len(rewrite) > 0 {
-		err := d.db.Update(func(txn *badger.Txn) error {
-			for tree, rec := range rewrite {
-				if err := txn.Set(viewKey(pv, tree), rec); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+	return del, nil
+}
+
+// dead says whether key k is of data no kept view reaches, counting in
+// st what it drops; a segment record's dropped segment joins droppedSegs.
+func (live *gcLive) dead(k []byte, st *GCStats, droppedSegs map[uint32]bool) bool {
+	switch {
+	case len(k) >= 2 && k[0] == 's' && k[1] == '/':
+		if seg, ok := segOf(k, 2); ok && !live.segs[seg] {
+			droppedSegs[seg] = true
+			return true
 		}
+	case len(k) >= 2 && k[1] != '/' && (k[0] == 'v' || k[0] == 'o' || k[0] == 'b' || k[0] == 'c' || k[0] == 'p' || k[0] == 'l'):
+		if k[1] != live.pv {
+			if k[0] == 'b' {
+				st.OtherPipelineFiles++
+			}
+			return true // another pipeline's data: never read again
+		}
+		switch k[0] {
+		case 'v':
+			var tree SHA
+			copy(tree[:], k[2:])
+			if !live.trees[tree] {
+				st.ViewsDropped++
+				return true
+			}
+		case 'o': // where a view came from: goes with the view
+			var tree SHA
+			copy(tree[:], k[2:])
+			return !live.trees[tree]
+		case 'b', 'c':
+			var blob SHA
+			copy(blob[:], k[2:])
+			if !live.blobs[blob] {
+				if k[0] == 'b' {
+					st.BlobsDropped++
+				}
+				return true
+			}
+		case 'p':
+			seg, ok := segOf(k, len(k)-4)
+			return ok && !live.segs[seg]
+		case 'l':
+			seg, ok := segOf(k, 2)
+			return ok && !live.segs[seg]
+		}
+	case k[0] == 'x' || k[0] == 'y' || k[0] == 'g' || k[0] == 'h':
+		seg, ok := segOf(k, 1+len(ModelKey{}))
+		return ok && !live.segs[seg]
 	}
+	return false
+}
+
+// segOf reads the segment id at offset off of key k.
+func segOf(k []byte, off int) (uint32, bool) {
+	if len(k) < off+4 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(k[off:]), true
+}
+
+// storeWhole writes the views of rewrite whole, in one transaction.
+func (d *DB) storeWhole(pv byte, rewrite map[SHA][]byte) error {
+	if len(rewrite) == 0 {
+		return nil
+	}
+	return d.db.Update(func(txn *badger.Txn) error {
+		for tree, rec := range rewrite {
+			if err := txn.Set(viewKey(pv, tree), rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// deleteKeys deletes keys in one write batch.
+func (d *DB) deleteKeys(keys [][]byte) error {
 	wb := d.db.NewWriteBatch()
 	defer wb.Cancel()
-	for _, k := range del {
+	for _, k := range keys {
 		if err := wb.Delete(k); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := wb.Flush(); err != nil {
-		return nil, err
-	}
-	if err := d.Compact(); err != nil {
-		return nil, err
-	}
-	return st, nil
+	return wb.Flush()
 }
 
 // Compact rewrites the LSM tree into its last level and reclaims value-log
