@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"math/big"
@@ -199,4 +200,64 @@ func TestTightenedPolicyReachesOldBranches(t *testing.T) {
 	if !found("redacted") {
 		t.Errorf("the old branch's view lacks the redaction marker")
 	}
+}
+
+// TestHiddenKeysRedacted: a private key commented out (# , // ), quoted
+// (> ) or base64-encoded (a kubeconfig's client-key-data) is redacted
+// like a bare one: none of its body's terms has postings.
+func TestHiddenKeysRedacted(t *testing.T) {
+	key := fakeKeyPEM(t)
+	lines := strings.Split(strings.TrimSpace(key), "\n")
+	prefixed := func(mark string) string {
+		var b strings.Builder
+		for _, l := range lines {
+			b.WriteString(mark + l + "\n")
+		}
+		return b.String()
+	}
+	encoded := base64.StdEncoding.EncodeToString([]byte(key))
+	dir := gittest.New(t, map[string]string{
+		"deploy.yaml":     "host: example.com\n# the old key, rotated:\n" + prefixed("# ") + "port: 22\n",
+		"keys.go":         "package keys\n\n// testKey is the fixture key:\n" + prefixed("// ") + "var testKey = 1\n",
+		"notes.md":        "# 笔记\n\n> 旧私钥（已作废）：\n>\n" + prefixed("> ") + "\n轮换完成。\n",
+		"kubeconfig.yaml": "users:\n- name: admin\n  user:\n    client-key-data: " + encoded + "\n",
+	})
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	an := segment.Tiny()
+	rest := map[string]bool{}
+	for _, w := range an.Terms("deploy.yaml keys.go notes.md kubeconfig.yaml host example.com the old key, rotated port 22 package keys testKey is the fixture key var 1 " +
+		"笔记 旧私钥（已作废） 轮换完成。 users name admin user client-key-data " + lines[0] + " " + lines[len(lines)-1] + " " + secrets.Marker("private-key")) {
+		rest[w] = true
+	}
+	secret := map[string]bool{}
+	for _, l := range append(lines[1:len(lines)-1], encoded) {
+		for _, w := range an.Terms(l) {
+			if !rest[w] {
+				secret[w] = true
+			}
+		}
+	}
+	readIndex(t, repo, func(db *store.DB) bool {
+		for w := range secret {
+			if anyPosting(t, db, nil, w) {
+				t.Errorf("the key's term %q has postings", w)
+			}
+		}
+		for _, e := range headView(t, db, dir).Entries {
+			m, err := db.BlobMeta(PipelineVersion, e.Blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Secrets) == 0 || m.Secrets[0].Rule != "private-key" {
+				t.Errorf("%s: recorded redactions %v, want the private key", e.Path, m.Secrets)
+			}
+		}
+		return true
+	})
 }

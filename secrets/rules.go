@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"path"
 	"regexp"
 	"strings"
@@ -13,7 +14,9 @@ import (
 //
 //	1: first rule set
 //	2: password-assignment leaves spelled-out formats (name:password:GID)
-const RulesVersion = 2
+//	3: private-key finds blocks commented out or quoted (# , // , > ) and
+//	   base64-encoded PEM keys (a kubeconfig's client-key-data)
+const RulesVersion = 3
 
 // rule finds one kind of secret on a line.
 type rule struct {
@@ -70,6 +73,15 @@ var rules = []*rule{
 		// A PEM block written on one line, newlines escaped (JSON, YAML
 		// strings, Go string literals).
 		re: lazyRE(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:\\r)?\\n[A-Za-z0-9+/=\\ :,.\-]{32,}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:\\n)?`),
+	},
+	{
+		id:       privateKeyRule,
+		keywords: []string{"ls0tls1crudjti"},
+		// A PEM block base64-encoded once more, as a kubeconfig's
+		// client-key-data and a Kubernetes secret's data hold it.
+		re:    lazyRE(`(LS0tLS1CRUdJTi[A-Za-z0-9+/]{24,}={0,2})`),
+		group: 1,
+		valid: encodedPrivateKey,
 	},
 	{
 		id:       "gcp-service-account-key",
@@ -245,6 +257,18 @@ var rules = []*rule{
 		group: 1,
 		valid: randomValue,
 	},
+}
+
+// encodedPrivateKey says v is base64 of a PEM private key: its first
+// line, decoded, names one (a certificate's does not).
+func encodedPrivateKey(v string) bool {
+	n := min(len(v), 72) &^ 3
+	head, err := base64.StdEncoding.DecodeString(v[:n])
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(string(head), "\n")
+	return strings.Contains(first, "PRIVATE KEY")
 }
 
 // mixed says v has upper case letters, lower case letters and digits.

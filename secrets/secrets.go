@@ -370,33 +370,63 @@ func privateKeyBlocks(text string, lower []byte) []Finding {
 		if !bytes.Contains(head, []byte("private key")) || bytes.Contains(head, []byte("-----end")) {
 			continue // a certificate or public key, or a key on one line (a rule)
 		}
+		// A key commented out or quoted ("# ", "// ", "> " before
+		// BEGIN) has that mark before each line of its body too.
+		mark := commentMark(text[bytes.LastIndexByte(lower[:i], '\n')+1 : i])
 		// Body lines up to the END line. Without one (a truncated
 		// paste), the body ends at the first line that is not base64 or
 		// a header.
 		for ls := lineEnd + 1; ls < len(text); {
 			le := indexFrom(lower, ls, '\n')
 			l := text[ls:le]
+			off, l := unmark(l, mark)
 			trimmed := strings.TrimSpace(l)
 			if strings.HasPrefix(trimmed, "-----END") || strings.HasPrefix(strings.TrimLeft(trimmed, `"'+ `), "-----END") {
 				at = le
 				break
 			}
-			if trimmed == "" && !base64Line(nextLine(text, lower, le)) {
-				at = le
-				break
+			if trimmed == "" {
+				if _, next := unmark(nextLine(text, lower, le), mark); !base64Line(strings.TrimSpace(next)) {
+					at = le
+					break
+				}
 			}
 			if trimmed != "" {
 				if !base64Line(trimmed) && !strings.Contains(trimmed, ":") {
 					at = ls
 					break
 				}
-				s := ls + strings.Index(l, trimmed)
+				s := ls + off + strings.Index(l, trimmed)
 				out = append(out, Finding{Rule: privateKeyRule, Start: s, End: s + len(trimmed)})
 			}
 			at = le
 			ls = le + 1
 		}
 	}
+}
+
+// commentMark returns what comments out or quotes a line, given the text
+// before -----BEGIN on it ("# ", "  // ", "> ", " * "), or "" when that
+// text is something else (a string's opening quote, a key name).
+func commentMark(before string) string {
+	m := strings.TrimSpace(before)
+	if m == "" || strings.Trim(m, "#/;*>!%-") != "" {
+		return ""
+	}
+	return m
+}
+
+// unmark strips mark, and the blanks before it, from the start of line,
+// and says how many bytes went.
+func unmark(line, mark string) (int, string) {
+	if mark == "" {
+		return 0, line
+	}
+	t := strings.TrimLeft(line, " \t")
+	if !strings.HasPrefix(t, mark) {
+		return 0, line
+	}
+	return len(line) - len(t) + len(mark), t[len(mark):]
 }
 
 func indexFrom(b []byte, from int, c byte) int {
