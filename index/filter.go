@@ -55,6 +55,8 @@ type filter struct {
 	ignore   gitignore.Matcher // from .kbignore; nil when absent
 	kbignore string
 	policy   string // the secrets policy's fingerprint, for fingerprint
+	// pol finds secrets in paths; nil finds every rule's.
+	pol *secrets.Policy
 	// vocab is the word list the view's files are cut with (vocab.go);
 	// its fingerprint is part of the filter's, as a view cut with other
 	// words is no base for the next.
@@ -106,7 +108,7 @@ func (f *filter) skip(p string, mode uint32, size int64) string {
 	base := strings.ToLower(parts[len(parts)-1])
 	ext := path.Ext(base)
 	switch {
-	case secrets.IsSecretFile(base):
+	case secrets.IsSecretFile(base), f.pol.InPath(p):
 		return SkipSecret
 	case lockFiles[base], strings.HasSuffix(base, ".min.js"), strings.HasSuffix(base, ".min.css"), strings.HasSuffix(base, ".map"):
 		return SkipVendored

@@ -309,6 +309,7 @@ func newRunRules(repo *gitx.Repo, set *settings.Settings, o *Options, commit git
 	}
 	rr.f = newFilter(o.MaxFileSize, kbignore)
 	rr.f.policy = rr.fp // a view built under another secrets policy is no base
+	rr.f.pol = rr.pol
 	rr.f.vocab, rr.f.since = vocab, rr.recSince
 	return rr, nil
 }

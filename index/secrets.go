@@ -126,8 +126,9 @@ const SkippedSecretFile = "secret-file"
 
 // SecretSites lists, for git kb doctor --secrets, where the files of a
 // view had secrets redacted (consecutive lines of one rule, such as a key
-// block, as one range), then the tree's files skipped as secrets files.
-func SecretSites(db *store.DB, v *store.View, tree []gitx.Entry) ([]SecretSite, error) {
+// block, as one range), then the tree's files skipped as secrets files
+// or for a secret in their path (shown redacted by pol).
+func SecretSites(db *store.DB, v *store.View, tree []gitx.Entry, pol *secrets.Policy) ([]SecretSite, error) {
 	var out []SecretSite
 	metas := map[store.SHA]*store.BlobMeta{}
 	for _, e := range v.Entries {
@@ -149,8 +150,8 @@ func SecretSites(db *store.DB, v *store.View, tree []gitx.Entry) ([]SecretSite, 
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	for _, e := range tree {
-		if e.Mode != 0o120000 && secrets.IsSecretFile(e.Path) {
-			out = append(out, SecretSite{Path: e.Path, Rule: SkippedSecretFile})
+		if e.Mode != 0o120000 && (secrets.IsSecretFile(e.Path) || pol.InPath(e.Path)) {
+			out = append(out, SecretSite{Path: pol.RedactText(e.Path, e.Path), Rule: SkippedSecretFile})
 		}
 	}
 	return out, nil

@@ -9,6 +9,8 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -260,4 +262,80 @@ func TestHiddenKeysRedacted(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestSecretInPathKeepsFileOut: a file whose path holds a secret (a token
+// as its name) is skipped like a secrets file, committed or untracked: its
+// path would be in every posting, citation, pack and prompt. Allowing the
+// rule indexes it.
+func TestSecretInPathKeepsFileOut(t *testing.T) {
+	keyID := fakeAWSKeyID(t)
+	token := "ghp_" + strings.ToLower(keyID) + keyID[4:] // 36 characters after ghp_
+	dir := gittest.New(t, map[string]string{
+		"notes/" + keyID + ".md":   "# 备份凭据\n\n备份桶的轮换记录。\n",
+		"tokens/" + token + ".txt": "rotation log for the bot\n",
+		"docs/guide.md":            "# 指南\n\n备份桶每天备份一次。\n",
+	})
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := Run(ctx, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Skipped[SkipSecret] != 2 || st.Indexed != 1 {
+		t.Errorf("want the two files named by a secret skipped: %+v", st)
+	}
+	an := segment.Tiny()
+	readIndex(t, repo, func(db *store.DB) bool {
+		for _, w := range append(an.Terms(keyID), an.Terms(token)...) {
+			if anyPosting(t, db, nil, w) {
+				t.Errorf("the secret's term %q has postings", w)
+			}
+		}
+		for _, e := range headView(t, db, dir).Entries {
+			if e.Path != "docs/guide.md" {
+				t.Errorf("the view holds %s", e.Path)
+			}
+		}
+		return true
+	})
+	// doctor --secrets lists them, never their values.
+	tree, err := repo.ListTree(ctx, gitx.ParseHash(strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites := readIndex(t, repo, func(db *store.DB) []SecretSite {
+		sites, err := SecretSites(db, headView(t, db, dir), tree, secrets.NewPolicy(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sites
+	})
+	if got := fmt.Sprint(sites); got != "[{notes/[redacted: aws-access-key].md 0 0 secret-file} {tokens/[redacted: github-token].txt 0 0 secret-file}]" {
+		t.Errorf("secret sites: %s", got)
+	}
+	skip, err := Filter(ctx, repo, gitx.ParseHash(strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD"))))
+	if err != nil || skip("tokens/"+token+".txt", 0o100644, 10) != SkipSecret {
+		t.Errorf("the push filter does not keep the file home: %v", err)
+	}
+
+	// Untracked, for --worktree.
+	if err := os.WriteFile(filepath.Join(dir, "draft-"+keyID+".md"), []byte("# 草稿\n\n轮换。\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wt, err := Worktree(ctx, repo, func(string) (store.SHA, bool) { return store.SHA{}, false }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range wt.Files {
+		t.Errorf("the working tree's %s is searched", f.Path)
+	}
+
+	gittest.Git(t, dir, "config", "--add", "kb.secrets.allow", "aws-access-key")
+	if st, err = Run(ctx, repo, Options{}); err != nil || st.Indexed != 2 {
+		t.Errorf("with aws-access-key allowed, notes/%s.md should be indexed: %+v %v", keyID, st, err)
+	}
 }

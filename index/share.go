@@ -28,7 +28,11 @@ func Filter(ctx context.Context, repo *gitx.Repo, commit gitx.Hash) (func(path s
 	if _, b, err := repo.FileAt(commit, ".kbignore"); err == nil {
 		kbignore = string(b)
 	}
-	return newFilter(maxSize, kbignore).skip, nil
+	f := newFilter(maxSize, kbignore)
+	if f.pol, err = SecretsPolicy(ctx, repo); err != nil {
+		return nil, err
+	}
+	return f.skip, nil
 }
 
 // ChunkVecKey is the embedding-cache key of chunk i of a blob.

@@ -55,6 +55,7 @@ func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) 
 	if err != nil {
 		return nil, err
 	}
+	f.pol = pol
 	if an == nil {
 		an = segment.Tiny()
 	}

@@ -183,6 +183,11 @@ func Explain(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 	}
+	// A secret in a file's name (a token as the name) goes no further.
+	for i := range rep.Files {
+		f := &rep.Files[i]
+		f.Path, f.OldPath = o.Secrets.RedactText(f.Path, f.Path), o.Secrets.RedactText(f.OldPath, f.OldPath)
+	}
 	rep.TookMs = time.Since(began).Milliseconds()
 	return rep, nil
 }
@@ -211,7 +216,7 @@ func explainFile(ctx context.Context, o Options, df gitx.DiffFile, sec section) 
 		f.Added += len(h.Added)
 		f.Removed += len(h.Removed)
 		changed = append(append(changed, o.Secrets.RedactLines(f.Path, h.Removed)...), o.Secrets.RedactLines(f.Path, h.Added)...)
-		f.Hunks = append(f.Hunks, Hunk{OldStart: h.OldStart, OldLines: h.OldLines, NewStart: h.NewStart, NewLines: h.NewLines, Header: o.Secrets.RedactText(f.Path, h.Header)})
+		f.Hunks = append(f.Hunks, Hunk{OldStart: h.OldStart, OldLines: h.OldLines, NewStart: h.NewStart, NewLines: h.NewLines})
 	}
 	f.terms = changeTerms(changed)
 	// Both sides' text, for symbols (and the old one's length, to clip
@@ -224,11 +229,21 @@ func explainFile(ctx context.Context, o Options, df gitx.DiffFile, sec section) 
 			return f, err
 		}
 		if text, _, bin := chunk.Decode(data); !bin {
-			oldDoc = chunk.Split(df.OldPath, o.Secrets.RedactText(df.OldPath, text))
+			red := o.Secrets.RedactText(df.OldPath, text)
+			oldDoc = chunk.Split(df.OldPath, red)
 			oldLines = strings.Count(text, "\n")
 			if text != "" && !strings.HasSuffix(text, "\n") {
 				oldLines++
 			}
+			raw, redLines := strings.Split(text, "\n"), strings.Split(red, "\n")
+			for i, h := range sec.Hunks {
+				f.Hunks[i].Header = hunkHeader(h.Header, raw, redLines, h.OldStart)
+			}
+		}
+	}
+	for i, h := range sec.Hunks {
+		if f.Hunks[i].Header == "" {
+			f.Hunks[i].Header = o.Secrets.RedactText(f.Path, h.Header)
 		}
 	}
 	if df.NewPath != "" {
@@ -269,6 +284,27 @@ func explainFile(ctx context.Context, o Options, df gitx.DiffFile, sec section) 
 		return f, nil
 	}
 	return f, blameFile(ctx, o, df.OldPath, oldLines, sec.Hunks, &f)
+}
+
+// hunkHeader is git's function context of a hunk, a line of the old file
+// at or above the hunk (maybe cut short), as the redacted file red has it:
+// a line of a private key's body is a secret only among its neighbours,
+// so redacting the header alone would let it through. "" when no line
+// above holds it.
+func hunkHeader(header string, raw, red []string, oldStart int) string {
+	if header == "" || len(raw) != len(red) {
+		return ""
+	}
+	for i := min(oldStart, len(raw)) - 1; i >= 0; i-- {
+		if !strings.Contains(raw[i], header) {
+			continue
+		}
+		if raw[i] == red[i] {
+			return header
+		}
+		return strings.TrimSpace(red[i])
+	}
+	return ""
 }
 
 // symbolsIn lists the declarations of the chunks overlapping [a, b].

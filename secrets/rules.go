@@ -16,7 +16,8 @@ import (
 //	2: password-assignment leaves spelled-out formats (name:password:GID)
 //	3: private-key finds blocks commented out or quoted (# , // , > ) and
 //	   base64-encoded PEM keys (a kubeconfig's client-key-data)
-const RulesVersion = 3
+//	4: a path holding a secret keeps its file out (Policy.InPath)
+const RulesVersion = 4
 
 // rule finds one kind of secret on a line.
 type rule struct {
@@ -422,6 +423,11 @@ var secretNames = map[string]bool{
 }
 
 var secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true, ".keystore": true, ".asc": true, ".gpg": true}
+
+// InPath says a file's path itself holds a secret (a token as its name):
+// like a secrets file it is neither indexed nor served, as its path would
+// be in every citation. RedactText(file, file) is the path to show.
+func (p *Policy) InPath(file string) bool { return len(p.Find(file, file)) > 0 }
 
 // IsSecretFile says, from its path alone, that a file holds secrets by its
 // nature (.env, *.pem, id_rsa, ...): it is skipped by the indexer and

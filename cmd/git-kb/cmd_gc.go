@@ -262,7 +262,7 @@ func doctorSecrets(ctx context.Context, e env, repo *gitx.Repo, rev string, asJS
 	if err != nil {
 		return err
 	}
-	sites, err := index.SecretSites(v.DB, v.View, entries)
+	sites, err := index.SecretSites(v.DB, v.View, entries, k.Secrets)
 	if err != nil {
 		return err
 	}
