@@ -430,6 +430,9 @@ func (t *tools) getDocument(ctx context.Context, _ *sdk.CallToolRequest, in Docu
 			// The indexer skips these by name; an agent gets none of them.
 			return file{}, fmt.Errorf("%s holds secrets by its kind (.env, keys, credentials): git kb does not index or serve such files", clean)
 		}
+		if r.Secrets.InPath(clean) {
+			return file{}, fmt.Errorf("%s holds a secret in its path: git kb does not index or serve such files", r.Secrets.RedactText(clean, clean))
+		}
 		commit, blob, data, err := r.Backend.File(ctx, c.Rev, clean)
 		return file{clean, commit, blob, data}, err
 	})

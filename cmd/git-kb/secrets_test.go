@@ -79,6 +79,8 @@ func TestSecretsNeverLeave(t *testing.T) {
 		"notes.md":      "# Notes\n\nThe access key id for the backup bucket is " + keyID + ", rotated in May.\n",
 		".env":          "AWS_ACCESS_KEY_ID=" + keyID + "\n",
 		"docs/guide.md": "# 指南\n\n备份桶每天凌晨备份一次。\n",
+		// Named by the id: its path would be in every citation.
+		"keys/" + keyID + ".md": "# 轮换记录\n\n五月轮换了桶的密钥。\n",
 	})
 	gittest.Git(t, dir, "config", "kb.embed.baseURL", hs.URL+"/v1")
 	gittest.Git(t, dir, "config", "kb.embed.model", "fake-embed")
@@ -109,6 +111,8 @@ func TestSecretsNeverLeave(t *testing.T) {
 	if len(r.Results) == 0 || r.Results[0].Path != "notes.md" || !strings.Contains(r.Results[0].Snippet, "[redacted: aws-access-key]") {
 		t.Fatalf("search for the note: %+v", r.Results)
 	}
+	out, _, _ := kb(t, dir, "search", "--json", "轮换记录 五月轮换")
+	leaks("search for the file named by the id", out)
 	r = searchJSON(t, dir, "部署密钥 deploy key")
 	if len(r.Results) == 0 || r.Results[0].Path != "key.md" {
 		t.Fatalf("search for the key's doc: %+v", r.Results)
@@ -136,7 +140,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 	// doctor --secrets says where, never what.
 	out, errs, code = kb(t, dir, "doctor", "--secrets")
 	if code != 0 || !strings.Contains(out, "notes.md:3\taws-access-key") || !strings.Contains(out, fmt.Sprintf("key.md:%s\tprivate-key", lineRange(6, 5+len(body)))) ||
-		!strings.Contains(out, ".env\tnot indexed") || !strings.Contains(errs, "3 place(s) in 3 file(s)") {
+		!strings.Contains(out, ".env\tnot indexed") || !strings.Contains(out, "keys/[redacted: aws-access-key].md\tnot indexed") || !strings.Contains(errs, "4 place(s) in 4 file(s)") {
 		t.Errorf("doctor --secrets: exit %d %s\n%s", code, errs, out)
 	}
 	leaks("doctor --secrets", out)
@@ -155,6 +159,9 @@ func TestSecretsNeverLeave(t *testing.T) {
 	var doc mcp.Document
 	if msg := callTool(t, s, "get_document", map[string]any{"path": ".env"}, &doc); !strings.Contains(msg, "holds secrets") {
 		t.Errorf("get_document .env: %q %+v", msg, doc)
+	}
+	if msg := callTool(t, s, "get_document", map[string]any{"path": "keys/" + keyID + ".md"}, &doc); msg != "keys/[redacted: aws-access-key].md holds a secret in its path: git kb does not index or serve such files" {
+		t.Errorf("get_document of the file named by the id: %q %+v", msg, doc)
 	}
 	for _, p := range []string{"key.md", "notes.md"} {
 		if msg := callTool(t, s, "get_document", map[string]any{"path": p, "rev": "HEAD~2"}, &doc); msg != "" || !strings.Contains(doc.Text, "[redacted: ") {
