@@ -333,6 +333,9 @@ func TestSecretInPathKeepsFileOut(t *testing.T) {
 	for _, f := range wt.Files {
 		t.Errorf("the working tree's %s is searched", f.Path)
 	}
+	if len(wt.Gone) != 0 || wt.Skipped[SkipSecret] != 1 {
+		t.Errorf("the working tree's file named by the id: gone %v, skipped %v", wt.Gone, wt.Skipped)
+	}
 
 	gittest.Git(t, dir, "config", "--add", "kb.secrets.allow", "aws-access-key")
 	if st, err = Run(ctx, repo, Options{}); err != nil || st.Indexed != 2 {

@@ -98,7 +98,9 @@ func Worktree(ctx context.Context, repo *gitx.Repo, committed func(path string) 
 			return nil, r.err
 		case r.skip != "":
 			out.Skipped[r.skip]++
-			out.Gone = append(out.Gone, paths[i])
+			if !pol.InPath(paths[i]) { // else never indexed, and its name goes nowhere
+				out.Gone = append(out.Gone, paths[i])
+			}
 		case r.gone:
 			out.Gone = append(out.Gone, paths[i])
 		case r.file != nil:
