@@ -1108,3 +1108,22 @@ func TestMain(m *testing.M) {
 	orgtest.StopShared()
 	os.Exit(code)
 }
+
+// TestOrgRemoteCredentialsDropped: origin's credentials never reach the
+// remote field published with every chunk, also when Go's URL parser
+// refuses the URL (a password with a bare %, a space or a #).
+func TestOrgRemoteCredentialsDropped(t *testing.T) {
+	_, dir, _ := open(t)
+	for raw, want := range map[string]string{
+		"https://ci:Zq8%zzKp2w@git.example.com/team/svc.git":       "https://git.example.com/team/svc.git",
+		"https://oauth2:glpat-Zq8 Kp2w@gitlab.example.com/a/b.git": "https://gitlab.example.com/a/b.git",
+		"https://ci:Zq8#Kp2w@git.example.com/team/svc.git":         "https://git.example.com/team/svc.git",
+		"https://ci:s3cret@github.com/golang/go.git":               "https://github.com/golang/go.git",
+	} {
+		gittest.Git(t, dir, "config", "remote.origin.url", raw)
+		name, remote := reopen(t, dir).OrgRepoName(context.Background())
+		if remote != want || strings.Contains(name, "Zq8") {
+			t.Errorf("%s: published as %q, remote %q; want remote %q", raw, name, remote, want)
+		}
+	}
+}
