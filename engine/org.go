@@ -55,14 +55,7 @@ var scpLike = regexp.MustCompile(`^(?:[^@/]+@)?([^:/]+):(.+)$`)
 // cleanRemote drops credentials from a remote URL: nothing derived from
 // a secret is published.
 func cleanRemote(s string) string {
-	if scheme, rest, ok := strings.Cut(s, "://"); ok {
-		// user:password@ ends at the last @ before the path, whatever
-		// the password holds (Go's parser refuses a bare %, a space, a #).
-		auth, _, _ := strings.Cut(rest, "/")
-		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-			s = scheme + "://" + rest[at+1:]
-		}
-	}
+	s = gitx.RedactURL(s) // also where Go's parser refuses the password (a bare %, a space, a #)
 	if u, err := url.Parse(s); err == nil && u.Scheme != "" && u.Host != "" {
 		u.User = nil
 		return u.String()

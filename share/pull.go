@@ -72,14 +72,14 @@ func (o *PullOptions) progress(format string, a ...any) {
 // (which finds the imported vectors cached), then calls RecordOrigin.
 func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, error) {
 	began := time.Now()
-	res := &PullResult{Remote: o.Remote}
+	res := &PullResult{Remote: gitx.RedactURL(o.Remote)}
 	commit, _, err := repo.Resolve(ctx, o.Rev)
 	if err != nil {
 		return nil, err
 	}
 	track := TrackingPrefix(o.Remote)
 	if !o.NoFetch {
-		o.progress("fetching %s%s* from %s", RefPrefix, "", o.Remote)
+		o.progress("fetching %s%s* from %s", RefPrefix, "", res.Remote)
 		t, err := repo.Fetch(ctx, o.Remote, "+"+RefPrefix+"*:"+track+"*")
 		if err != nil {
 			return nil, err
@@ -99,7 +99,7 @@ func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, err
 	// Every check of the shared data fails the same way: the pull is
 	// refused before anything is written.
 	refuse := func(err error) error {
-		return fmt.Errorf("%w: %s of %s: %v; nothing was imported", ErrRefused, res.Ref, o.Remote, err)
+		return fmt.Errorf("%w: %s of %s: %v; nothing was imported", ErrRefused, res.Ref, res.Remote, err)
 	}
 	if err := checkCompatible(ctx, repo, man, pol.Fingerprint()); err != nil {
 		return nil, refuse(err)
@@ -158,7 +158,7 @@ func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, err
 		res.Vectors = n
 	}
 	res.Imported = len(todo)
-	res.Origin = &store.Origin{Remote: o.Remote, Ref: res.Ref, KBCommit: res.KBCommit, Commit: res.Commit,
+	res.Origin = &store.Origin{Remote: res.Remote, Ref: res.Ref, KBCommit: res.KBCommit, Commit: res.Commit,
 		Imported: res.Imported + res.Present, Vectors: res.Vectors, Pulled: time.Now().UTC(), Verified: o.Verify}
 	res.Seconds = time.Since(began).Seconds()
 	return res, nil

@@ -62,7 +62,7 @@ var ErrNotIndexed = errors.New("not indexed")
 // and listed; with one, that is an error.
 func Push(ctx context.Context, repo *gitx.Repo, o PushOptions) (*PushResult, error) {
 	began := time.Now()
-	res := &PushResult{Remote: o.Remote}
+	res := &PushResult{Remote: gitx.RedactURL(o.Remote)}
 	if len(o.Revs) == 0 {
 		o.Revs = []string{"HEAD"}
 	}

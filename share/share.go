@@ -46,7 +46,7 @@ var RefPrefix = fmt.Sprintf("refs/kb/%d/", Version)
 
 // TrackingPrefix is where pulled views of remote are kept locally.
 func TrackingPrefix(remote string) string {
-	return fmt.Sprintf("refs/kb/remotes/%s/%d/", remoteRefName(remote), Version)
+	return fmt.Sprintf("refs/kb/remotes/%s/%d/", remoteRefName(gitx.RedactURL(remote)), Version)
 }
 
 // remoteRefName makes a remote name or URL usable inside a ref name.

@@ -110,7 +110,7 @@ Examples:
 				fmt.Fprintln(e.Stdout, "dry run: not pushed")
 				return nil
 			}
-			fmt.Fprintf(e.Stdout, "pushed to %s: %d objects, %s in %.2fs\n", remote, res.Objects, humanBytes(res.Bytes), res.Seconds)
+			fmt.Fprintf(e.Stdout, "pushed to %s: %d objects, %s in %.2fs\n", res.Remote, res.Objects, humanBytes(res.Bytes), res.Seconds)
 			return nil
 		},
 	}
@@ -184,7 +184,7 @@ Examples:
 				which = "of ancestor " + res.Commit[:12]
 			}
 			fmt.Fprintf(e.Stdout, "pulled %s from %s (%s view, %s fetched): %d files' records, %d imported, %d already here",
-				res.Ref, remote, which, humanBytes(res.Fetched), res.Records, res.Imported, res.Present)
+				res.Ref, res.Remote, which, humanBytes(res.Fetched), res.Records, res.Imported, res.Present)
 			if res.Model != "" {
 				fmt.Fprintf(e.Stdout, "; %d vectors of %s", res.Vectors, res.Model)
 			}

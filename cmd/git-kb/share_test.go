@@ -510,3 +510,22 @@ func TestPullWithTheTeamsWords(t *testing.T) {
 		}
 	}
 }
+
+// TestShareRemoteCredentialsNotShown: a remote URL holding a token (given,
+// or configured as kb.share.remote) is named without it in push's and
+// pull's messages and errors, as git's own messages name it.
+func TestShareRemoteCredentialsNotShown(t *testing.T) {
+	const token = "Zq8Kp2wT0kenXyz4Lm9"
+	dir := gittest.New(t, docs)
+	indexJSON(t, dir, "--embed", "off")
+	url := "https://ci:" + token + "@127.0.0.1:1/team/docs.git" // nothing listens there
+	out, errs, code := kb(t, dir, "push", url)
+	if code == 0 || strings.Contains(out+errs, token) || !strings.Contains(errs, "https://127.0.0.1:1/team/docs.git") {
+		t.Errorf("push: exit %d\n%s%s", code, out, errs)
+	}
+	gittest.Git(t, dir, "config", "kb.share.remote", url)
+	out, errs, code = kb(t, dir, "pull")
+	if code == 0 || strings.Contains(out+errs, token) {
+		t.Errorf("pull: exit %d\n%s%s", code, out, errs)
+	}
+}
