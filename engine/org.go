@@ -20,6 +20,7 @@ import (
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/org"
 	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
 )
@@ -55,7 +56,7 @@ var scpLike = regexp.MustCompile(`^(?:[^@/]+@)?([^:/]+):(.+)$`)
 // cleanRemote drops credentials from a remote URL: nothing derived from
 // a secret is published.
 func cleanRemote(s string) string {
-	s = gitx.RedactURL(s) // also where Go's parser refuses the password (a bare %, a space, a #)
+	s = secrets.RedactURL(s) // also where Go's parser refuses the password (a bare %, a space, a #)
 	if u, err := url.Parse(s); err == nil && u.Scheme != "" && u.Host != "" {
 		u.User = nil
 		return u.String()
@@ -159,7 +160,7 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 	}
 
 	repo, remote := k.OrgRepoName(ctx)
-	st := &PublishStats{Repo: repo, Collection: c.Collection(), URL: k.Settings.Org.URL, Commit: commit, Files: len(entries), DryRun: r.DryRun}
+	st := &PublishStats{Repo: repo, Collection: c.Collection(), URL: secrets.RedactURL(k.Settings.Org.URL), Commit: commit, Files: len(entries), DryRun: r.DryRun}
 	// A dry run against an endpoint without the collection yet counts
 	// what the first publish would write: all of it (and the collection).
 	missing := false
@@ -252,7 +253,7 @@ func (k *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishStats, 
 		return st, nil
 	}
 	if len(todo) > 0 {
-		k.opt.note("publishing %d files (%s) of %s to %s at %s...", len(todo), repo, commit[:12], c.Collection(), k.Settings.Org.URL)
+		k.opt.note("publishing %d files (%s) of %s to %s at %s...", len(todo), repo, commit[:12], c.Collection(), secrets.RedactURL(k.Settings.Org.URL))
 		n, err := k.publishFiles(ctx, c, repo, remote, commit, todo, vecs)
 		if err != nil && vecs != nil && org.WrongDimensions(err) {
 			// The statistics above do not tell every dimension the
@@ -726,7 +727,7 @@ func (s *orgSearch) gather(ctx context.Context, k *Engine) (*org.Corpus, *orgDen
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "could not find class") || strings.Contains(err.Error(), "Cannot query field") || strings.Contains(err.Error(), "no such prop") {
-			return nil, nil, nil, fmt.Errorf("org endpoint %s has no collection %s (or not one of this git kb's): publish a repository first (git kb publish)", k.Settings.Org.URL, s.c.Collection())
+			return nil, nil, nil, fmt.Errorf("org endpoint %s has no collection %s (or not one of this git kb's): publish a repository first (git kb publish)", secrets.RedactURL(k.Settings.Org.URL), s.c.Collection())
 		}
 		return nil, nil, nil, err
 	}

@@ -1,6 +1,8 @@
 package gitx
 
 import (
+	"github.com/git-kb/git-kb/secrets"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -174,25 +176,7 @@ type RemoteError struct {
 }
 
 func (e *RemoteError) Error() string {
-	return fmt.Sprintf("git %s %s failed: %s", e.Op, RedactURL(e.Remote), e.Msg)
-}
-
-// RedactURL is a remote as messages, logs and records name it: a URL
-// without its user:password@ (a token in a remote given or configured
-// goes to no message, hooks.log or index record), as git's own messages
-// show it. A remote name or an scp-like address stays as it is.
-func RedactURL(remote string) string {
-	scheme, rest, ok := strings.Cut(remote, "://")
-	if !ok {
-		return remote
-	}
-	// The userinfo ends at the last @ before the path, whatever the
-	// password holds.
-	auth, _, _ := strings.Cut(rest, "/")
-	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-		return scheme + "://" + rest[at+1:]
-	}
-	return remote
+	return fmt.Sprintf("git %s %s failed: %s", e.Op, secrets.RedactURL(e.Remote), e.Msg)
 }
 
 // Transfer is what a fetch or push moved, as git reports it.

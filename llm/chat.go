@@ -11,6 +11,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/git-kb/git-kb/secrets"
 )
 
 // ChatConfig configures an OpenAI-compatible chat-completions endpoint.
@@ -39,7 +41,7 @@ func NewChat(cfg ChatConfig) (*Chat, error) {
 		return nil, errors.New("chat endpoint: set kb.chat.baseURL and kb.chat.model")
 	}
 	if u, err := url.Parse(cfg.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("chat endpoint: kb.chat.baseURL %q is not an http(s) URL", cfg.BaseURL)
+		return nil, fmt.Errorf("chat endpoint: kb.chat.baseURL %q is not an http(s) URL", secrets.RedactURL(cfg.BaseURL))
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 120 * time.Second
@@ -81,7 +83,7 @@ func (c *Chat) retry(ctx context.Context, fn func(ctx context.Context) (delivere
 		}
 		retry, msg := classify(err, "kb.chat")
 		if delivered || !retry || attempt >= c.cfg.MaxRetries {
-			return fmt.Errorf("chat endpoint %s: %s", c.cfg.BaseURL, msg)
+			return fmt.Errorf("chat endpoint %s: %s", secrets.RedactURL(c.cfg.BaseURL), msg)
 		}
 		if wait <= 0 {
 			wait = backoff(c.cfg.RetryBase, attempt)
@@ -97,7 +99,7 @@ func (c *Chat) retry(ctx context.Context, fn func(ctx context.Context) (delivere
 // timedOut turns the deadline of a call into a message that says which.
 func (c *Chat) timedOut(parent context.Context, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
-		return fmt.Errorf("chat endpoint %s: no complete answer within %s (kb.chat.timeoutMs)", c.cfg.BaseURL, c.cfg.Timeout)
+		return fmt.Errorf("chat endpoint %s: no complete answer within %s (kb.chat.timeoutMs)", secrets.RedactURL(c.cfg.BaseURL), c.cfg.Timeout)
 	}
 	return err
 }

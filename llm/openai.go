@@ -15,6 +15,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/git-kb/git-kb/secrets"
 )
 
 // EmbedConfig configures an OpenAI-compatible embeddings endpoint
@@ -58,7 +60,7 @@ func NewOpenAIEmbedder(cfg EmbedConfig) (*OpenAIEmbedder, error) {
 		return nil, errors.New("embedding endpoint: kb.embed.baseURL is not set")
 	}
 	if u, err := url.Parse(cfg.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("embedding endpoint: kb.embed.baseURL %q is not an http(s) URL", cfg.BaseURL)
+		return nil, fmt.Errorf("embedding endpoint: kb.embed.baseURL %q is not an http(s) URL", secrets.RedactURL(cfg.BaseURL))
 	}
 	if cfg.Model == "" {
 		return nil, errors.New("embedding endpoint: kb.embed.model is not set")
@@ -178,10 +180,10 @@ func (e *OpenAIEmbedder) batch(ctx context.Context, texts []string) ([][]float32
 		}
 		retry, msg := classify(err, "kb.embed")
 		if !retry || e.cfg.FailFast && Unreachable(err) {
-			return nil, fmt.Errorf("embedding endpoint %s: %s", e.cfg.BaseURL, msg)
+			return nil, fmt.Errorf("embedding endpoint %s: %s", secrets.RedactURL(e.cfg.BaseURL), msg)
 		}
 		if attempt >= e.cfg.MaxRetries {
-			return nil, fmt.Errorf("embedding endpoint %s: %s (gave up after %d attempts)", e.cfg.BaseURL, msg, attempt+1)
+			return nil, fmt.Errorf("embedding endpoint %s: %s (gave up after %d attempts)", secrets.RedactURL(e.cfg.BaseURL), msg, attempt+1)
 		}
 		wait := backoff(e.cfg.RetryBase, attempt)
 		if *hint > wait {
@@ -190,7 +192,7 @@ func (e *OpenAIEmbedder) batch(ctx context.Context, texts []string) ([][]float32
 		select {
 		case <-ctx.Done():
 			// Say what went wrong before the caller's deadline came.
-			return nil, fmt.Errorf("embedding endpoint %s: %s (%w while waiting to retry)", e.cfg.BaseURL, msg, ctx.Err())
+			return nil, fmt.Errorf("embedding endpoint %s: %s (%w while waiting to retry)", secrets.RedactURL(e.cfg.BaseURL), msg, ctx.Err())
 		case <-time.After(wait):
 		}
 	}
@@ -199,15 +201,15 @@ func (e *OpenAIEmbedder) batch(ctx context.Context, texts []string) ([][]float32
 // check maps results by their index, checks lengths and normalises.
 func (e *OpenAIEmbedder) check(texts []string, res openai.EmbeddingResponse) ([][]float32, error) {
 	if len(res.Data) != len(texts) {
-		return nil, fmt.Errorf("embedding endpoint %s returned %d vectors for %d inputs", e.cfg.BaseURL, len(res.Data), len(texts))
+		return nil, fmt.Errorf("embedding endpoint %s returned %d vectors for %d inputs", secrets.RedactURL(e.cfg.BaseURL), len(res.Data), len(texts))
 	}
 	out := make([][]float32, len(texts))
 	for _, d := range res.Data {
 		if d.Index < 0 || d.Index >= len(texts) || out[d.Index] != nil {
-			return nil, fmt.Errorf("embedding endpoint %s returned a bad or repeated index %d", e.cfg.BaseURL, d.Index)
+			return nil, fmt.Errorf("embedding endpoint %s returned a bad or repeated index %d", secrets.RedactURL(e.cfg.BaseURL), d.Index)
 		}
 		if len(d.Embedding) == 0 {
-			return nil, fmt.Errorf("embedding endpoint %s returned an empty vector for input %d", e.cfg.BaseURL, d.Index)
+			return nil, fmt.Errorf("embedding endpoint %s returned an empty vector for input %d", secrets.RedactURL(e.cfg.BaseURL), d.Index)
 		}
 		out[d.Index] = d.Embedding
 	}

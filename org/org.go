@@ -38,6 +38,8 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/git-kb/git-kb/secrets"
 )
 
 // SchemaVersion numbers the collection layout this package writes and
@@ -112,7 +114,7 @@ func Dial(cfg Config) (*Client, error) {
 	}
 	c, err := weaviate.NewClient(wc)
 	if err != nil {
-		return nil, fmt.Errorf("org endpoint %s: %w", cfg.URL, err)
+		return nil, fmt.Errorf("org endpoint %s: %w", secrets.RedactURL(cfg.URL), err)
 	}
 	return &Client{c: c, class: class, pipeline: cfg.Pipeline, timeout: timeout, url: cfg.URL}, nil
 }
@@ -357,7 +359,7 @@ type MismatchError struct {
 }
 
 func (e *MismatchError) Error() string {
-	return fmt.Sprintf("org collection %s at %s: %s", e.Collection, e.URL, e.Why)
+	return fmt.Sprintf("org collection %s at %s: %s", e.Collection, secrets.RedactURL(e.URL), e.Why)
 }
 
 // check refuses a collection of another layout or pipeline.

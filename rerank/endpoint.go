@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/git-kb/git-kb/secrets"
 )
 
 // Endpoint calls a cross-encoder rerank API: POST {BaseURL}/rerank with
@@ -67,7 +69,7 @@ func (e *Endpoint) Score(ctx context.Context, query string, cands []Candidate) (
 	e.mu.Unlock()
 	res, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("rerank endpoint %s: %w", e.BaseURL, err)
+		return nil, fmt.Errorf("rerank endpoint %s: %w", secrets.RedactURL(e.BaseURL), err)
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
@@ -79,7 +81,7 @@ func (e *Endpoint) Score(ctx context.Context, query string, cands []Candidate) (
 		if len(msg) > 200 {
 			msg = msg[:200] + "..."
 		}
-		return nil, fmt.Errorf("rerank endpoint %s: HTTP %d: %s", e.BaseURL, res.StatusCode, msg)
+		return nil, fmt.Errorf("rerank endpoint %s: HTTP %d: %s", secrets.RedactURL(e.BaseURL), res.StatusCode, msg)
 	}
 	var items []rerankItem
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -87,7 +89,7 @@ func (e *Endpoint) Score(ctx context.Context, query string, cands []Candidate) (
 			Results []rerankItem `json:"results"`
 		}
 		if err := json.Unmarshal(raw, &wrapped); err != nil {
-			return nil, fmt.Errorf("rerank endpoint %s: unreadable response: %v", e.BaseURL, err)
+			return nil, fmt.Errorf("rerank endpoint %s: unreadable response: %v", secrets.RedactURL(e.BaseURL), err)
 		}
 		items = wrapped.Results
 	}
@@ -109,7 +111,7 @@ func (e *Endpoint) Score(ctx context.Context, query string, cands []Candidate) (
 		got++
 	}
 	if got != len(cands) {
-		return nil, fmt.Errorf("rerank endpoint %s: scored %d of %d documents", e.BaseURL, got, len(cands))
+		return nil, fmt.Errorf("rerank endpoint %s: scored %d of %d documents", secrets.RedactURL(e.BaseURL), got, len(cands))
 	}
 	return scores, nil
 }

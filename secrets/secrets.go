@@ -482,3 +482,22 @@ func entropy(s string) float64 {
 	}
 	return h
 }
+
+// RedactURL is a URL as messages, logs and records show it: without its
+// user:password@ (a token in a git remote or in an endpoint's URL goes
+// to no message, JSON, log or index record), as git's own messages show
+// a remote. Anything else (a remote's name, an scp-like address) stays
+// as it is.
+func RedactURL(remote string) string {
+	scheme, rest, ok := strings.Cut(remote, "://")
+	if !ok {
+		return remote
+	}
+	// The userinfo ends at the last @ before the path, whatever the
+	// password holds.
+	auth, _, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+		return scheme + "://" + rest[at+1:]
+	}
+	return remote
+}

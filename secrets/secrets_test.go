@@ -248,3 +248,20 @@ func TestRedactLineRangeMatchesRedactText(t *testing.T) {
 		t.Fatalf("range past the end: %q", got)
 	}
 }
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://ci:tok@github.com/a/b.git": "https://github.com/a/b.git",
+		"https://ghp_x@github.com/a/b.git":  "https://github.com/a/b.git",
+		"https://ci:a%zz b#c@host:8080/v1":  "https://host:8080/v1",
+		"http://127.0.0.1:8080/v1":          "http://127.0.0.1:8080/v1",
+		"https://host/npm/@scope/x.git":     "https://host/npm/@scope/x.git",
+		"git@github.com:a/b.git":            "git@github.com:a/b.git",
+		"origin":                            "origin",
+		"file:///srv/git/x.git":             "file:///srv/git/x.git",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

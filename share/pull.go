@@ -12,6 +12,7 @@ import (
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -72,7 +73,7 @@ func (o *PullOptions) progress(format string, a ...any) {
 // (which finds the imported vectors cached), then calls RecordOrigin.
 func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, error) {
 	began := time.Now()
-	res := &PullResult{Remote: gitx.RedactURL(o.Remote)}
+	res := &PullResult{Remote: secrets.RedactURL(o.Remote)}
 	commit, _, err := repo.Resolve(ctx, o.Rev)
 	if err != nil {
 		return nil, err

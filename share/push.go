@@ -13,6 +13,7 @@ import (
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/llm"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/store"
 )
 
@@ -62,7 +63,7 @@ var ErrNotIndexed = errors.New("not indexed")
 // and listed; with one, that is an error.
 func Push(ctx context.Context, repo *gitx.Repo, o PushOptions) (*PushResult, error) {
 	began := time.Now()
-	res := &PushResult{Remote: gitx.RedactURL(o.Remote)}
+	res := &PushResult{Remote: secrets.RedactURL(o.Remote)}
 	if len(o.Revs) == 0 {
 		o.Revs = []string{"HEAD"}
 	}

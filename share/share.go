@@ -29,6 +29,8 @@
 package share
 
 import (
+	"github.com/git-kb/git-kb/secrets"
+
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -46,7 +48,7 @@ var RefPrefix = fmt.Sprintf("refs/kb/%d/", Version)
 
 // TrackingPrefix is where pulled views of remote are kept locally.
 func TrackingPrefix(remote string) string {
-	return fmt.Sprintf("refs/kb/remotes/%s/%d/", remoteRefName(gitx.RedactURL(remote)), Version)
+	return fmt.Sprintf("refs/kb/remotes/%s/%d/", remoteRefName(secrets.RedactURL(remote)), Version)
 }
 
 // remoteRefName makes a remote name or URL usable inside a ref name.

@@ -14,6 +14,7 @@ import (
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/settings"
 	"github.com/git-kb/git-kb/share"
 	"github.com/urfave/cli/v2"
@@ -434,7 +435,7 @@ func hookPull(ctx context.Context, e, quiet env, repo *gitx.Repo) (*index.Stats,
 	}
 	remote := set.ShareRemote
 	res, st, err := pullAndIndex(ctx, quiet, repo, remote, "HEAD", "background", share.PullOptions{}, true)
-	remote = gitx.RedactURL(remote) // for hooks.log
+	remote = secrets.RedactURL(remote) // for hooks.log
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "%s git kb: pull from %s: %v; indexing locally\n", time.Now().Format(time.RFC3339), remote, friendly(err))
 		return nil, false

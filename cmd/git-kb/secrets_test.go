@@ -181,3 +181,25 @@ func lineRange(a, b int) string {
 	}
 	return fmt.Sprint(a)
 }
+
+// TestEndpointCredentialsNotShown: an endpoint URL holding credentials
+// (a proxy's user:password@) is named without them where a failure is
+// reported: on stderr, and in search's JSON, which goes to MCP clients.
+func TestEndpointCredentialsNotShown(t *testing.T) {
+	const token = "Zq8Kp2wT0kenXyz4Lm9"
+	url := "http://ci:" + token + "@127.0.0.1:1/v1" // nothing listens there
+	dir := gittest.New(t, docs)
+	for _, kv := range [][2]string{{"kb.embed.baseURL", url}, {"kb.embed.model", "m"}, {"kb.embed.maxRetries", "-1"},
+		{"kb.rerank.baseURL", url}, {"kb.rerank.model", "m"}, {"kb.chat.baseURL", url}, {"kb.chat.model", "m"}} {
+		gittest.Git(t, dir, "config", kv[0], kv[1])
+	}
+	for _, args := range [][]string{{"index"}, {"search", "--json", "--rerank", "endpoint", "回滚"}, {"ask", "--no-stream", "回滚"}} {
+		out, errs, _ := kb(t, dir, args...)
+		if strings.Contains(out+errs, token) {
+			t.Errorf("%s shows the credentials:\n%s%s", strings.Join(args, " "), out, errs)
+		}
+		if !strings.Contains(out+errs, "http://127.0.0.1:1/v1") {
+			t.Errorf("%s does not name the endpoint:\n%s%s", strings.Join(args, " "), out, errs)
+		}
+	}
+}
