@@ -342,3 +342,30 @@ func TestSecretInPathKeepsFileOut(t *testing.T) {
 		t.Errorf("with aws-access-key allowed, notes/%s.md should be indexed: %+v %v", keyID, st, err)
 	}
 }
+
+// TestChinesePasswordRedacted: a password written the Chinese way
+// (数据库密码：value，...) or in a notebook's escaped JSON has no postings.
+func TestChinesePasswordRedacted(t *testing.T) {
+	keyID := fakeAWSKeyID(t)
+	pw := "Kq8+" + keyID[4:] + "/z9" // random enough for the rule
+	nb := "Zx7+" + strings.ToLower(keyID[4:]) + "/q2"
+	dir := gittest.New(t, map[string]string{
+		"docs/部署.md": "# 部署\n\n生产数据库密码：" + pw + "，请勿外传。\n",
+		"demo.ipynb": "{\"cells\": [{\"source\": [\"db_password = \\\"" + nb + "\\\"\\n\"]}]}\n",
+	})
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	readIndex(t, repo, func(db *store.DB) bool {
+		for _, v := range []string{pw, nb} {
+			if anyPosting(t, db, nil, segment.Tiny().Terms(v)...) {
+				t.Errorf("%s has postings", v)
+			}
+		}
+		return true
+	})
+}

@@ -17,7 +17,10 @@ import (
 //	3: private-key finds blocks commented out or quoted (# , // , > ) and
 //	   base64-encoded PEM keys (a kubeconfig's client-key-data)
 //	4: a path holding a secret keeps its file out (Policy.InPath)
-const RulesVersion = 4
+//	5: password-assignment reads Chinese names (密码, 口令, 密钥, 令牌),
+//	   a full-width colon, 是/为, escaped quotes, and ends a value at
+//	   the first non-ASCII character
+const RulesVersion = 5
 
 // rule finds one kind of secret on a line.
 type rule struct {
@@ -252,9 +255,13 @@ var rules = []*rule{
 	{
 		id: "password-assignment",
 		keywords: []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "api_key", "apikey", "api-key",
-			"access_key", "accesskey", "access-key", "auth_key", "authkey", "credential"},
-		// name = value, name: value, name := value, "name": "value", --name=value.
-		re:    lazyRE(`(?i)(?:^|[^a-z0-9])[a-z0-9_\-]*?(?:password|passwd|pwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)s?[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;&]+)`),
+			"access_key", "accesskey", "access-key", "auth_key", "authkey", "credential", "密码", "口令", "密钥", "令牌"},
+		// name = value, name: value, name := value, "name": "value",
+		// --name=value; in Chinese too (数据库密码：value, 口令为 value,
+		// a full-width colon), and with quotes escaped (\"value\" in a
+		// notebook's JSON or a string literal). The value ends at the
+		// first character that is not ASCII (，请勿外传).
+		re:    lazyRE(`(?i)(?:^|[^a-z0-9])[a-z0-9_\-]*?(?:password|passwd|pwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential|密码|口令|密钥|令牌)s?[a-z0-9_\-]*\\?["']?\s*(?::=|=>|[:=：]|是|为)\s*\\?["'` + "`" + `]?((?-i:[^\s"'` + "`" + `,;&\\\x{80}-\x{10FFFF}]+))`),
 		group: 1,
 		valid: randomValue,
 	},
