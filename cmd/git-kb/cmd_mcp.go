@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-kb/git-kb/engine"
@@ -172,7 +176,7 @@ func serveHTTP(ctx context.Context, e env, server *sdk.Server, addr, token strin
 	// no web page the user opens drives the server; the token check comes
 	// first.
 	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
-	h = http.NewCrossOriginProtection().Handler(h)
+	h = http.NewCrossOriginProtection().Handler(cancelOnHangUp(h))
 	note := "no token: loopback only"
 	if token != "" {
 		h, note = requireToken(token, h), "bearer token required"
@@ -190,6 +194,53 @@ func serveHTTP(ctx context.Context, e env, server *sdk.Server, addr, token strin
 	}
 	return nil
 }
+
+// cancelOnHangUp cancels a call whose client hung up before the answer,
+// as if it had sent notifications/cancelled. The SDK goes on with it for
+// a client that could resume the stream, which needs an event store this
+// server does not keep: the answer would be lost, and since calls to a
+// repository run one at a time, the work would hold up every other
+// client's calls.
+func cancelOnHangUp(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") == "" || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		// What the SDK reads of the body (it bounds the size), kept to
+		// learn the call's id.
+		var body bytes.Buffer
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.TeeReader(r.Body, &body), r.Body}
+		h.ServeHTTP(w, r)
+		if r.Context().Err() == nil {
+			return // answered
+		}
+		var call struct {
+			Method string          `json:"method"`
+			ID     json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(body.Bytes(), &call) != nil || call.Method != "tools/call" || len(call.ID) == 0 {
+			return
+		}
+		note := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"the client hung up"}}`, call.ID)
+		cancel, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), http.MethodPost, r.URL.String(), strings.NewReader(note))
+		if err != nil {
+			return
+		}
+		cancel.Header, cancel.Host = r.Header.Clone(), r.Host
+		h.ServeHTTP(discard{}, cancel)
+	})
+}
+
+// discard is a ResponseWriter for an answer no one reads.
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}
 
 // mcpRepos is the repository we run in, then those of kb.mcp.repos.
 func mcpRepos(ctx context.Context, e env, repo *gitx.Repo) ([]mcp.Repo, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/search"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -197,6 +199,70 @@ func TestMCPHTTPRefusesCrossOrigin(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != c.want {
 			t.Errorf("headers %v: status %d, want %d", c.header, resp.StatusCode, c.want)
+		}
+	}
+}
+
+// TestMCPHTTPClientGone: a client whose connection drops in the middle of
+// a call (a timeout, a crash) gets its call cancelled, as if it had sent
+// notifications/cancelled: no one can read the answer (the server keeps
+// no event store to resume from), and calls to a repository run one at a
+// time, so the work would hold up every other client. Here the call
+// indexes a commit of thousands of files HEAD has not: cancelled, the
+// view is not published.
+func TestMCPHTTPClientGone(t *testing.T) {
+	dir := gittest.New(t, docs)
+	files := map[string]string{}
+	for i := range 4000 {
+		files[fmt.Sprintf("notes/%d/n%d.md", i%40, i)] = fmt.Sprintf("# 笔记 %d\n\n服务注册与发现：实例 %d 的心跳超时后被摘除，熔断与限流配置见 ADR %d。\n", i, i, i%17)
+	}
+	big := gittest.Commit(t, dir, "many notes", files)
+	// HEAD has none of them: indexing big reads every one.
+	gittest.Git(t, dir, "rm", "-q", "-r", "notes")
+	gittest.Git(t, dir, "commit", "-q", "-m", "drop the notes")
+	cmd := exec.Command(gitKBBinary(t), "mcp", "--http", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = dir, gittest.Env()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil || !strings.Contains(line, "http://") {
+		t.Fatalf("start: %q %v", line, err)
+	}
+	url := strings.Fields(line[strings.Index(line, "http://"):])[0]
+	connect := func(c *http.Client) *sdk.ClientSession {
+		t.Helper()
+		s, err := sdk.NewClient(&sdk.Implementation{Name: "git-kb-test", Version: "1"}, nil).Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: c}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	other := connect(nil)
+	// HEAD indexed, and the analyzer loaded, before the call under test.
+	var r search.Response
+	if msg := callTool(t, other, "keyword_search", map[string]any{"query": "心跳"}, &r); msg != "" {
+		t.Fatal(msg)
+	}
+	gone := connect(&http.Client{Timeout: 300 * time.Millisecond})
+	if _, err := gone.CallTool(context.Background(), &sdk.CallToolParams{Name: "keyword_search", Arguments: map[string]any{"query": "心跳", "rev": big}}); err == nil {
+		t.Fatal("the call returned within the client's timeout: make the commit bigger")
+	}
+	// The other client's next call waits for the first to stop, then
+	// finds the commit not indexed.
+	var st index.Report
+	if msg := callTool(t, other, "index_status", nil, &st); msg != "" {
+		t.Fatal(msg)
+	}
+	for _, v := range st.Views {
+		if v.Commit == big {
+			t.Errorf("the call of a client that hung up ran to the end: %s indexed", big[:12])
 		}
 	}
 }
