@@ -112,24 +112,13 @@ func ParseQuery(raw string) (*Query, error) {
 				return nil, &QueryError{raw, i, "empty phrase"}
 			}
 			i += end + 2
-			if neg {
-				q.Excludes = append(q.Excludes, phrase)
-			} else {
-				q.Phrases = append(q.Phrases, phrase)
-				text = append(text, phrase)
-			}
+			text = q.addPhrase(phrase, neg, text)
 			continue
 		}
 		if phrase, n := cjkQuoted(s[i:]); n > 0 {
 			i += n
-			if phrase == "" {
-				continue
-			}
-			if neg {
-				q.Excludes = append(q.Excludes, phrase)
-			} else {
-				q.Phrases = append(q.Phrases, phrase)
-				text = append(text, phrase)
+			if phrase != "" {
+				text = q.addPhrase(phrase, neg, text)
 			}
 			continue
 		}
@@ -232,6 +221,17 @@ func ParseQuery(raw string) (*Query, error) {
 		return nil, &QueryError{raw, 0, "nothing to search for: add words, a \"phrase\" or @@Symbol"}
 	}
 	return q, nil
+}
+
+// addPhrase records a quoted phrase: one to leave out (-"x"), or one the
+// chunk must hold, whose words are also ranked (text).
+func (q *Query) addPhrase(phrase string, neg bool, text []string) []string {
+	if neg {
+		q.Excludes = append(q.Excludes, phrase)
+		return text
+	}
+	q.Phrases = append(q.Phrases, phrase)
+	return append(text, phrase)
 }
 
 // cjkQuotes are the quotation marks Chinese text uses, opening and

@@ -334,9 +334,10 @@ func TestMCPDenseWithGraphs(t *testing.T) {
 	}
 }
 
-// TestMCPOverHTTP: the streamable HTTP transport, on a loopback port.
-func TestMCPOverHTTP(t *testing.T) {
-	dir := gittest.New(t, docs)
+// serveMCPHTTP starts git kb mcp --http on a free loopback port in dir,
+// stopped when the test ends, and returns the URL it serves.
+func serveMCPHTTP(t *testing.T, dir string) string {
+	t.Helper()
 	cmd := exec.Command(gitKBBinary(t), "mcp", "--http", "127.0.0.1:0")
 	cmd.Dir, cmd.Env = dir, gittest.Env()
 	stderr, err := cmd.StderrPipe()
@@ -348,11 +349,16 @@ func TestMCPOverHTTP(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	line, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no address printed: %v", err)
+	if err != nil || !strings.Contains(line, "http://") {
+		t.Fatalf("no address printed: %q %v", line, err)
 	}
-	url := line[strings.Index(line, "http://"):]
-	url = strings.TrimSpace(url)
+	return strings.Fields(line[strings.Index(line, "http://"):])[0]
+}
+
+// TestMCPOverHTTP: the streamable HTTP transport, on a loopback port.
+func TestMCPOverHTTP(t *testing.T) {
+	dir := gittest.New(t, docs)
+	url := serveMCPHTTP(t, dir)
 	client := sdk.NewClient(&sdk.Implementation{Name: "git-kb-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

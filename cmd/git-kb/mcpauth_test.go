@@ -158,21 +158,7 @@ func TestMCPListenNeedsToken(t *testing.T) {
 // requests and clients that send no Origin (agents) are served.
 func TestMCPHTTPRefusesCrossOrigin(t *testing.T) {
 	dir := gittest.New(t, docs)
-	cmd := exec.Command(gitKBBinary(t), "mcp", "--http", "127.0.0.1:0")
-	cmd.Dir, cmd.Env = dir, gittest.Env()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil || !strings.Contains(line, "http://") {
-		t.Fatalf("start: %q %v", line, err)
-	}
-	url := strings.Fields(line[strings.Index(line, "http://"):])[0]
+	url := serveMCPHTTP(t, dir)
 	origin := strings.TrimSuffix(url, "/")
 	for _, c := range []struct {
 		header map[string]string
@@ -220,21 +206,7 @@ func TestMCPHTTPClientGone(t *testing.T) {
 	// HEAD has none of them: indexing big reads every one.
 	gittest.Git(t, dir, "rm", "-q", "-r", "notes")
 	gittest.Git(t, dir, "commit", "-q", "-m", "drop the notes")
-	cmd := exec.Command(gitKBBinary(t), "mcp", "--http", "127.0.0.1:0")
-	cmd.Dir, cmd.Env = dir, gittest.Env()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil || !strings.Contains(line, "http://") {
-		t.Fatalf("start: %q %v", line, err)
-	}
-	url := strings.Fields(line[strings.Index(line, "http://"):])[0]
+	url := serveMCPHTTP(t, dir)
 	connect := func(c *http.Client) *sdk.ClientSession {
 		t.Helper()
 		s, err := sdk.NewClient(&sdk.Implementation{Name: "git-kb-test", Version: "1"}, nil).Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: c}, nil)
