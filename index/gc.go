@@ -91,7 +91,7 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 	// room, gc crashed on a disk with a little more free than the index's
 	// size (tidb-docs-cn, 8.9 MB: 9.5 MB free on a tmpfs).
 	if !o.DryRun {
-		if err := store.CheckSpace(dir, before); err != nil {
+		if err := store.CheckSpace(dir, before/2, before); err != nil {
 			return nil, err
 		}
 	}

@@ -542,8 +542,10 @@ func readPhase(ctx context.Context, repo *gitx.Repo, o Options, tm *timer, st *S
 	st.BlobsNew = len(todo)
 	st.BlobsReused = len(uniqueBlobs(files)) - len(todo)
 	// Refuse a run the disk cannot hold before reading anything: the
-	// write phase needs about 0.6x the bytes read (see build).
-	if err := store.CheckSpace(dbDir, writeEstimate(todoBytes)); err != nil {
+	// write phase needs about 0.6x the bytes read (see build), in its
+	// logs and again in the tables they become.
+	est := writeEstimate(todoBytes)
+	if err := store.CheckSpace(dbDir, est, est); err != nil {
 		return nil, err
 	}
 

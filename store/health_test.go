@@ -187,12 +187,12 @@ func TestCheckSpace(t *testing.T) {
 	if free < 0 {
 		t.Skip("free space unknown on this system")
 	}
-	err := CheckSpace(dir, free)
+	err := CheckSpace(dir, free, free)
 	var se *SpaceError
-	if !errors.As(err, &se) || !errors.Is(err, syscall.ENOSPC) || se.Need != 2*free || se.Free <= 0 {
+	if !errors.As(err, &se) || !errors.Is(err, syscall.ENOSPC) || se.Need != 3*free || se.Free <= 0 {
 		t.Fatalf("CheckSpace(free): %v", err)
 	}
-	if err := CheckSpace(dir, 1<<10); err != nil && free > 16<<20 {
+	if err := CheckSpace(dir, 1<<10, 1<<10); err != nil && free > 16<<20 {
 		t.Fatalf("CheckSpace(1 KiB): %v", err)
 	}
 	// Open refuses a write session the disk cannot hold, before writing.

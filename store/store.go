@@ -143,7 +143,7 @@ func Open(ctx context.Context, dir string, o Options) (db *DB, err error) {
 	sweepTornLogs(dir)
 	need := max(o.Reserve, minReserve)
 	if !o.ReadOnly {
-		if err := CheckSpace(dir, need); err != nil {
+		if err := CheckSpace(dir, need, need); err != nil {
 			return nil, err
 		}
 	}
@@ -221,12 +221,17 @@ func Open(ctx context.Context, dir string, o Options) (db *DB, err error) {
 }
 
 // CheckSpace returns a *SpaceError unless the disk holding dir has room
-// for a write session of about need bytes. Badger's logs and tables are
-// written through memory mappings, where a full disk is a SIGBUS, not an
-// error: so twice the need (the logs, then the tables they are flushed
-// into) must be free before the first write.
-func CheckSpace(dir string, need int64) error {
-	need = 2 * max(need, minReserve)
+// for a write session whose logs take about logs bytes and whose tables
+// about tables bytes. Badger's logs and tables are written through memory
+// mappings, where a full disk is a SIGBUS, not an error: so all of it
+// must be free before the first write. Open reserves logs bytes in each
+// of Badger's two logs (the write-ahead log and the value log: which one
+// a session fills is not known up front), and the tables the logs are
+// flushed into come beside them: an index run (tables about the size of
+// its logs) asked for only twice its estimate, and on a disk with a
+// little more than that free its first table flush died of a SIGBUS.
+func CheckSpace(dir string, logs, tables int64) error {
+	need := 2*max(logs, minReserve) + max(tables, minReserve)
 	if free := FreeSpace(dir); free >= 0 && free < need {
 		return &SpaceError{Dir: dir, Free: free, Need: need}
 	}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/git-kb/git-kb/gitx/gittest"
+	"github.com/git-kb/git-kb/store"
+)
+
+// TestIndexJustAboveTheSpaceCheck: an index run on a disk with a little
+// more free than its space check asks for completes. The check asked for
+// twice the run's write estimate, but the run reserves the estimate in
+// each of Badger's two logs and then writes the tables beside them: on a
+// tmpfs with 1.05x what the check wanted free (tidb-docs-cn: 21.3 MB free,
+// 20.2 MiB asked), Badger's table flush died of a SIGBUS with a Go crash
+// dump. Needs a tmpfs (root on Linux), like the fault matrix's full disk.
+func TestIndexJustAboveTheSpaceCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and mounts a tmpfs")
+	}
+	bin := gitKBBinary(t)
+	dir := gittest.New(t, genDocs(4000, 12, "docs"))
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	os.MkdirAll(mnt, 0o755)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v %s)", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	if err := os.Symlink(mnt, filepath.Join(dir, ".git", "kb")); err != nil {
+		t.Fatal(err)
+	}
+	filler := filepath.Join(mnt, "filler")
+	fill := func(leave int64) {
+		t.Helper()
+		os.Remove(filler)
+		if err := os.WriteFile(filler, make([]byte, store.FreeSpace(mnt)-leave), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What the space checks ask for: their errors say. A run on a full
+	// disk meets the check of the database's open first (a small
+	// figure), then, with that much free, the read phase's.
+	re := regexp.MustCompile(`about ([0-9.]+) (KiB|MiB) needed`)
+	var r faultRun
+	need, free := float64(0), int64(0)
+	for range 4 {
+		fill(int64(need*1.05) + 64<<10)
+		free = store.FreeSpace(mnt)
+		r = runBin(t, bin, dir, "", "index", "-q")
+		m := re.FindStringSubmatch(r.err)
+		if r.code == 0 || m == nil {
+			break
+		}
+		asked, _ := strconv.ParseFloat(m[1], 64)
+		asked *= map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20}[m[2]]
+		if asked <= need {
+			t.Fatalf("index with %.1f MiB free refused, asking for %.1f MiB: %s", float64(free)/(1<<20), asked/(1<<20), r.err)
+		}
+		need = asked
+	}
+	// With a little more than the checks ask free, the run must fit.
+	t.Logf("asked %.1f MiB, free %.1f MiB: exit %d %s", need/(1<<20), float64(free)/(1<<20), r.code, r.err)
+	if need < 8<<20 {
+		t.Fatalf("the read phase's check never refused the full disk: asked %.1f MiB", need/(1<<20))
+	}
+	if strings.Contains(r.err, "SIGBUS") || strings.Contains(r.err, "goroutine ") {
+		t.Fatalf("index crashed on a disk with room for what its space check asked:\n%.2000s", r.err)
+	}
+	if r.code != 0 {
+		t.Fatalf("index with room for what its space check asked: exit %d: %s", r.code, r.err)
+	}
+	if s := runBin(t, bin, dir, "", "search", "--no-index", "-q", "-n", "1", "连接池 超时"); s.code != 0 || !strings.Contains(s.out, "连接池") {
+		t.Errorf("search after the index: exit %d %s%s", s.code, s.out, s.err)
+	}
+}
