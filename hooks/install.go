@@ -99,46 +99,77 @@ func Install(dir, exe string) ([]string, error) {
 	for _, n := range Names {
 		p := filepath.Join(dir, n)
 		want := script(n, exe)
+		var line string
+		chain := false
 		switch cur, err := os.ReadFile(p); {
 		case err == nil && bytes.Equal(cur, want):
 			did = append(did, n+": already installed")
 			continue
 		case err == nil && bytes.Contains(cur, []byte(marker)):
 			// Ours, from another binary path: rewrite below.
+			line = n + ": updated"
 		case err == nil || exists(p): // someone else's hook (or a dangling link)
 			if exists(p + ChainSuffix) {
 				return did, fmt.Errorf("%s exists and so does %s: move one of them away first", p, p+ChainSuffix)
 			}
-			if err := os.Rename(p, p+ChainSuffix); err != nil {
-				return did, err
-			}
-			did = append(did, fmt.Sprintf("%s: installed, chaining the existing hook (now %s)", n, n+ChainSuffix))
+			chain = true
+			line = fmt.Sprintf("%s: installed, chaining the existing hook (now %s)", n, n+ChainSuffix)
 		case errors.Is(err, os.ErrNotExist):
-			did = append(did, n+": installed")
+			line = n + ": installed"
 		default:
 			return did, err
 		}
-		if err := writeExecutable(p, want); err != nil {
+		// Our script is written in full before the user's hook moves: a
+		// write that fails (a full disk) leaves the directory as it was.
+		tmp, err := writeTemp(p, want, 0o755)
+		if err != nil {
 			return did, err
 		}
-		if len(did) == 0 || !strings.HasPrefix(did[len(did)-1], n+":") {
-			did = append(did, n+": updated")
+		if chain {
+			if err := os.Rename(p, p+ChainSuffix); err != nil {
+				os.Remove(tmp)
+				return did, err
+			}
 		}
+		if err := os.Rename(tmp, p); err != nil {
+			os.Remove(tmp)
+			if chain {
+				os.Rename(p+ChainSuffix, p)
+			}
+			return did, err
+		}
+		did = append(did, line)
 	}
 	return did, nil
 }
 
 // writeExecutable writes a file atomically (temp file, rename), mode 0755.
 func writeExecutable(path string, data []byte) error {
-	tmp := path + ".git-kb-tmp"
-	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+	tmp, err := writeTemp(path, data, 0o755)
+	if err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // umask
+	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	return os.Rename(tmp, path)
+	return nil
+}
+
+// writeTemp writes data with mode to a temporary file beside path for a
+// rename onto it, and returns its name; on failure (a full disk) it
+// leaves none behind.
+func writeTemp(path string, data []byte, mode os.FileMode) (string, error) {
+	tmp := path + ".git-kb-tmp"
+	err := os.WriteFile(tmp, data, mode)
+	if err == nil {
+		err = os.Chmod(tmp, mode) // umask
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
 }
 
 // Uninstall removes our hooks from dir and moves chained hooks back, so

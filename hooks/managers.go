@@ -357,15 +357,15 @@ func writeKeepMode(path string, data []byte) error {
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	tmp := path + ".git-kb-tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
+	tmp, err := writeTemp(path, data, mode)
+	if err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, mode); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 // lefthookLocal is the per-user config lefthook merges over the team's.
