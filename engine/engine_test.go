@@ -519,3 +519,19 @@ func TestFriendlyOnce(t *testing.T) {
 		t.Errorf("an error with nothing to add changed: %v", Friendly(plain))
 	}
 }
+
+// TestFriendlyFullDiskNamesTheFile: a full disk met writing outside the
+// index (a hook's script, by git kb hooks install) names the file that
+// could not be written. It said "the disk holding the index in  is full
+// (0 B free)": no directory, the index that was not being written, and
+// the free space of the working directory's disk.
+func TestFriendlyFullDiskNamesTheFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "hooks", "post-checkout.git-kb-tmp")
+	msg := Friendly(&os.PathError{Op: "open", Path: p, Err: syscall.ENOSPC}).Error()
+	if !strings.Contains(msg, p) || strings.Contains(msg, "index") || strings.Contains(msg, "  ") {
+		t.Errorf("a full disk writing %s: %q", p, msg)
+	}
+	if !errors.Is(Friendly(&os.PathError{Op: "open", Path: p, Err: syscall.ENOSPC}), syscall.ENOSPC) {
+		t.Error("the explained error is not ENOSPC")
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -53,14 +54,24 @@ func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
 // SpaceError is a write refused (or failed) for lack of disk space.
 type SpaceError struct {
 	Dir        string
-	Free, Need int64 // bytes; Need 0 when unknown (ENOSPC mid-write)
+	Path       string // the file a write failed on, when Dir is unknown
+	Free, Need int64  // bytes; Need 0 when unknown (ENOSPC mid-write); Free -1 when unknown
 }
 
 func (e *SpaceError) Error() string {
-	if e.Need > 0 {
-		return fmt.Sprintf("not enough disk space for the index in %s: %s free, about %s needed", e.Dir, HumanBytes(e.Free), HumanBytes(e.Need))
+	free := ""
+	if e.Free >= 0 {
+		free = " (" + HumanBytes(e.Free) + " free)"
 	}
-	return fmt.Sprintf("the disk holding the index in %s is full (%s free)", e.Dir, HumanBytes(e.Free))
+	switch {
+	case e.Need > 0:
+		return fmt.Sprintf("not enough disk space for the index in %s: %s free, about %s needed", e.Dir, HumanBytes(e.Free), HumanBytes(e.Need))
+	case e.Dir != "":
+		return fmt.Sprintf("the disk holding the index in %s is full%s", e.Dir, free)
+	case e.Path != "":
+		return fmt.Sprintf("the disk is full: cannot write %s%s", e.Path, free)
+	}
+	return "the disk holding the index is full" + free
 }
 
 // Is makes errors.Is(err, syscall.ENOSPC) true.
@@ -95,7 +106,17 @@ func classify(dir string, err error) error {
 	msg := err.Error()
 	switch {
 	case errors.Is(err, syscall.ENOSPC) || strings.Contains(msg, "no space left on device"):
-		return &SpaceError{Dir: dir, Free: FreeSpace(dir)}
+		if dir != "" {
+			return &SpaceError{Dir: dir, Free: FreeSpace(dir)}
+		}
+		// Where is not known (Classify): the file that failed says, if
+		// any; FreeSpace("") would be the working directory's disk.
+		se := &SpaceError{Free: -1}
+		var pe *fs.PathError
+		if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
+			se.Path, se.Free = pe.Path, FreeSpace(filepath.Dir(pe.Path))
+		}
+		return se
 	case strings.Contains(msg, "checksum") || strings.Contains(msg, "CHECKSUM") ||
 		strings.Contains(msg, "MANIFEST") || strings.Contains(msg, "manifest has") ||
 		strings.Contains(msg, "KEYREGISTRY"):
