@@ -23,7 +23,7 @@ type Entry struct {
 	Path string
 	Blob Hash
 	Mode uint32 // 0100644, 0100755, 0120000 (symlink)
-	Size int64
+	Size int64  // -1 when git cannot read the blob (lost, or in a damaged pack)
 }
 
 // ListTree lists every file (blob) of a tree recursively with its size, via
@@ -54,7 +54,12 @@ func (r *Repo) ListTree(ctx context.Context, tree Hash) ([]Entry, error) {
 			continue
 		}
 		mode, _ := strconv.ParseUint(string(f[0]), 8, 32)
-		size, _ := strconv.ParseInt(string(f[3]), 10, 64)
+		// A blob git cannot read (lost, or in a damaged pack) has the
+		// size "BAD": not 0, which would be taken for an empty file.
+		size, err := strconv.ParseInt(string(f[3]), 10, 64)
+		if err != nil {
+			size = -1
+		}
 		entries = append(entries, Entry{Path: string(rec[tab+1:]), Blob: plumbing.NewHash(string(f[2])), Mode: uint32(mode), Size: size})
 	}
 	return entries, nil

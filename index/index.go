@@ -666,7 +666,7 @@ func blobsToRead(files []gitx.Entry, headers map[store.SHA]store.BlobHeader) (to
 		}
 		pathOf[e.Blob] = e.Path
 		todo = append(todo, e.Blob)
-		bytes += e.Size
+		bytes += max(e.Size, 0)
 	}
 	return todo, pathOf, bytes
 }
