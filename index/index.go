@@ -343,8 +343,9 @@ func nextSegment(db *store.DB) uint32 {
 // fingerprint holds all three): the view is the run's answer, and a new
 // commit of that tree (an amended message) gets its ref only. One made
 // under other rules is not: a rule allowed then and not now would keep
-// its values in the view of a branch checked out again. done is false
-// when the run must index; db is closed when done is true.
+// its values in the view of a branch checked out again. Nor is one that
+// lacks files git did not have. done is false when the run must index;
+// db is closed when done is true.
 func alreadyIndexed(ctx context.Context, repo *gitx.Repo, db *store.DB, rr *runRules, st *Stats, storeOpts store.Options, dbDir string, commit, tree gitx.Hash) (done bool, err error) {
 	v, err := db.View(PipelineVersion, tree)
 	if err != nil {
@@ -355,6 +356,13 @@ func alreadyIndexed(ctx context.Context, repo *gitx.Repo, db *store.DB, rr *runR
 		return true, err
 	}
 	if rr.rederive || rr.learn || v.Filter != rr.f.fingerprint() {
+		return false, nil
+	}
+	// A view that lacks files git did not have (a partial clone, a lost
+	// object) is made again: git may have them now, and the run reads
+	// only those. A search does not come here (it indexes a commit with
+	// no view only), so a partial clone's searches do not pay for this.
+	if v.Stats.Skipped[SkipMissing] > 0 {
 		return false, nil
 	}
 	st.AlreadyIndexed = true
