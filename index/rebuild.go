@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,7 +79,40 @@ func Rebuild(ctx context.Context, repo *gitx.Repo, o Options) (*RebuildReport, *
 		return rep, nil, err
 	}
 	st, err := Run(ctx, repo, o)
+	if err != nil && rep.MovedIndex != "" && putBack(repo, rep.MovedIndex, o) {
+		rep.MovedIndex = ""
+	}
 	return rep, st, err
+}
+
+// putBack returns the index Rebuild moved aside to its place when the
+// rebuild failed before it published a view (a disk without room for a
+// new index, an interrupt): a failed command leaves the index as it was.
+// It used to stay among the damaged ones, and searches found no index
+// at all. It reports whether it did.
+func putBack(repo *gitx.Repo, moved string, o Options) bool {
+	// The run's context may be cancelled (an interrupt): the lock is
+	// taken anew, waiting no longer than the run would have.
+	release, err := lockIndex(context.Background(), repo.KBDir(), o.Wait, nil)
+	if err != nil {
+		return false
+	}
+	defer release()
+	dir := DBDir(repo)
+	switch db, err := store.Open(context.Background(), dir, store.Options{ReadOnly: true}); {
+	case err == nil:
+		refs, rerr := db.Refs()
+		db.Close()
+		if rerr != nil || len(refs) > 0 {
+			return false // the rebuild got as far as a view: keep it
+		}
+	case !errors.Is(err, store.ErrNoIndex):
+		return false
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return false
+	}
+	return os.Rename(moved, dir) == nil
 }
 
 // pruneDamaged removes moved-aside stores older than DamagedKeep.

@@ -79,3 +79,56 @@ func TestIndexJustAboveTheSpaceCheck(t *testing.T) {
 		t.Errorf("search after the index: exit %d %s%s", s.code, s.out, s.err)
 	}
 }
+
+// TestRebuildOnAFullDiskKeepsTheIndex: git kb index --rebuild on a disk
+// without room for a new index fails with the space error and leaves the
+// index as it was. It used to move the index
+// aside to .git/kb/damaged first and then fail: searches had no index at
+// all ("no index yet"), and the working one sat among the damaged ones,
+// for gc to delete after 14 days.
+func TestRebuildOnAFullDiskKeepsTheIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and mounts a tmpfs")
+	}
+	bin := gitKBBinary(t)
+	dir := gittest.New(t, genDocs(1500, 13, "docs"))
+	if r := runBin(t, bin, dir, "", "index", "-q"); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.err)
+	}
+	kbDir := filepath.Join(dir, ".git", "kb")
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	os.MkdirAll(mnt, 0o755)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v %s)", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	if out, err := exec.Command("cp", "-a", kbDir+"/.", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	os.RemoveAll(kbDir)
+	if err := os.Symlink(mnt, kbDir); err != nil {
+		t.Fatal(err)
+	}
+	want := runBin(t, bin, dir, "", "search", "--no-index", "-q", "-n", "3", "连接池 超时")
+	if want.code != 0 || want.out == "" {
+		t.Fatalf("search before: %d %s", want.code, want.err)
+	}
+	filler := filepath.Join(mnt, "filler")
+	if err := os.WriteFile(filler, make([]byte, store.FreeSpace(mnt)-(2<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, bin, dir, "", "index", "--rebuild")
+	if r.code == 0 || !strings.Contains(r.err, "disk") || strings.Contains(r.err, "moved the old index") {
+		t.Errorf("index --rebuild with 2 MiB free: exit %d, stderr %q", r.code, r.err)
+	}
+	if s := runBin(t, bin, dir, "", "search", "--no-index", "-q", "-n", "3", "连接池 超时"); s.code != 0 || s.out != want.out {
+		t.Errorf("search after the failed rebuild: exit %d %s\n%s", s.code, s.err, s.out)
+	}
+	if names, _ := filepath.Glob(filepath.Join(mnt, "damaged", "*")); len(names) != 0 {
+		t.Errorf("the index is among the damaged ones: %q", names)
+	}
+	os.Remove(filler)
+	if r := runBin(t, bin, dir, "", "index", "--rebuild", "-q"); r.code != 0 {
+		t.Errorf("rebuild with room: exit %d %s", r.code, r.err)
+	}
+}
