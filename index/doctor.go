@@ -30,6 +30,11 @@ func Doctor(ctx context.Context, repo *gitx.Repo, emb llm.Embedder) ([]Check, er
 	if Running(repo.KBDir()) {
 		add("indexer", "ok", "an index run is in progress now; results below may change when it ends", "")
 	}
+	var kd *kbDirError
+	if err := checkKBDir(repo.KBDir()); errors.As(err, &kd) {
+		add("index", "error", kd.what, kd.fix)
+		return out, nil
+	}
 	// Every block and value against its checksum first, like git fsck:
 	// a damaged file is named here instead of failing a search later.
 	const fix = "run: git kb doctor --fix   (moves it aside under .git/kb/damaged and rebuilds it from git)"

@@ -28,6 +28,9 @@ func lockIndex(ctx context.Context, kbDir string, wait time.Duration, onWait fun
 // released by the OS with the process, which a lock file's mere existence
 // is not.
 func lockFile(ctx context.Context, kbDir, name string, busy error, wait time.Duration, onWait func()) (release func(), err error) {
+	if err := checkKBDir(kbDir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(kbDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", kbDir, err)
 	}
@@ -74,4 +77,32 @@ func Running(kbDir string) bool {
 		return false
 	}
 	return true
+}
+
+// kbDirError is a .git/kb that is there but no directory: a file, or a
+// link to a directory that is gone (an index moved to a disk since
+// unmounted), and what to do about it.
+type kbDirError struct{ what, fix string }
+
+func (e *kbDirError) Error() string { return e.what + "\n" + e.fix }
+
+// checkKBDir returns a *kbDirError when kbDir exists (as a name) but is
+// no directory; nil when it is one or is not there at all.
+func checkKBDir(kbDir string) error {
+	fi, err := os.Stat(kbDir)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		return &kbDirError{kbDir + " is not a directory", "move it away, then run: git kb index   (it makes a new index there)"}
+	}
+	to, lerr := os.Readlink(kbDir)
+	if lerr != nil {
+		return nil // not there: it is made
+	}
+	if !filepath.IsAbs(to) {
+		to = filepath.Join(filepath.Dir(kbDir), to)
+	}
+	return &kbDirError{kbDir + " links to " + to + ", which does not exist",
+		"create " + to + " (or mount the disk it was on), or remove the link; then run: git kb index"}
 }
