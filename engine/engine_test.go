@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -533,5 +534,21 @@ func TestFriendlyFullDiskNamesTheFile(t *testing.T) {
 	}
 	if !errors.Is(Friendly(&os.PathError{Op: "open", Path: p, Err: syscall.ENOSPC}), syscall.ENOSPC) {
 		t.Error("the explained error is not ENOSPC")
+	}
+}
+
+// TestFriendlyGitNotOnPath: with no git on PATH, a command says so in
+// words a user acts on, not as the git command line it tried to run
+// ("run git config -z --show-origin --show-scope --get-regexp ^kb\.:
+// exec: "git": executable file not found in $PATH").
+func TestFriendlyGitNotOnPath(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := exec.Command("git", "version").Output()
+	if err == nil {
+		t.Fatal("git found on an empty PATH")
+	}
+	msg := Friendly(fmt.Errorf("run git config -z --get-regexp ^kb\\.: %w", err)).Error()
+	if !strings.Contains(msg, "git is not on PATH") || strings.Contains(msg, "config -z") || strings.Contains(msg, "\n") {
+		t.Errorf("git not on PATH: %q", msg)
 	}
 }

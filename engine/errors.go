@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -37,6 +39,8 @@ func friendly(err error) error {
 	switch {
 	case errors.Is(err, gitx.ErrNotARepo):
 		return fmt.Errorf("%w\nrun git kb inside a git repository, or use git -C <dir> kb ...", err)
+	case isGitNotFound(err):
+		return fmt.Errorf("git is not on PATH: git kb runs git; install git, or add the directory that holds it to PATH")
 	case errors.Is(err, gitx.ErrEmptyRepo):
 		return fmt.Errorf("%w: nothing to index; commit some files first", err)
 	case errors.Is(err, store.ErrLocked):
@@ -59,6 +63,13 @@ func friendly(err error) error {
 		return fmt.Errorf("the disk failed to read or write (%v); check the disk, then run: git kb doctor", FirstLine(err))
 	}
 	return nil
+}
+
+// isGitNotFound recognises a git command that could not start: no git
+// on PATH.
+func isGitNotFound(err error) bool {
+	var ee *exec.Error
+	return errors.As(err, &ee) && errors.Is(ee.Err, exec.ErrNotFound) && strings.TrimSuffix(filepath.Base(ee.Name), ".exe") == "git"
 }
 
 // isMissingObject recognises git failing on an object it does not have.
