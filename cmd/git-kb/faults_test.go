@@ -223,13 +223,11 @@ func overwriteAt(path string, off, n int64, b byte) error {
 // skips these faults (store's tests cover the space check itself).
 func onTmpfs(size string, ro bool) func(t *testing.T, dir string) bool {
 	return func(t *testing.T, dir string) bool {
-		mnt := filepath.Join(t.TempDir(), "mnt")
-		os.MkdirAll(mnt, 0o755)
-		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", mnt).CombinedOutput(); err != nil {
-			t.Logf("cannot mount a tmpfs here (%v %s): skipped", err, strings.TrimSpace(string(out)))
+		mnt, err := mountTmpfs(t, size)
+		if err != nil {
+			t.Logf("%v: skipped", err)
 			return false
 		}
-		t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
 		kbDir := filepath.Join(dir, ".git", "kb")
 		if out, err := exec.Command("cp", "-a", kbDir+"/.", mnt).CombinedOutput(); err != nil {
 			t.Logf("index does not fit the tmpfs (%v %s): skipped", err, out)
@@ -453,4 +451,20 @@ func TestSignalsDuringIndexAndGC(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mountTmpfs mounts a tmpfs of size (mount's -o size=: 64m, or bytes) in a
+// temporary directory, unmounted when the test ends, for faults of a full
+// disk; the error says why it could not (not root, no tmpfs).
+func mountTmpfs(t *testing.T, size string) (string, error) {
+	t.Helper()
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	if err := os.MkdirAll(mnt, 0o755); err != nil {
+		return "", err
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", mnt).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("cannot mount a tmpfs here (%v %s)", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	return mnt, nil
 }

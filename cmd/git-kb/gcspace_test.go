@@ -28,12 +28,10 @@ func TestGCOnANearlyFullDisk(t *testing.T) {
 	}
 	kbDir := filepath.Join(dir, ".git", "kb")
 	size := store.DirSize(filepath.Join(kbDir, "db"))
-	mnt := filepath.Join(t.TempDir(), "mnt")
-	os.MkdirAll(mnt, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", 4*size+(8<<20)), "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v %s)", err, strings.TrimSpace(string(out)))
+	mnt, err := mountTmpfs(t, fmt.Sprint(4*size+(8<<20)))
+	if err != nil {
+		t.Skip(err)
 	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
 	if out, err := exec.Command("cp", "-a", kbDir+"/.", mnt).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}

@@ -26,12 +26,10 @@ func TestIndexJustAboveTheSpaceCheck(t *testing.T) {
 	}
 	bin := gitKBBinary(t)
 	dir := gittest.New(t, genDocs(4000, 12, "docs"))
-	mnt := filepath.Join(t.TempDir(), "mnt")
-	os.MkdirAll(mnt, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v %s)", err, strings.TrimSpace(string(out)))
+	mnt, err := mountTmpfs(t, "96m")
+	if err != nil {
+		t.Skip(err)
 	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
 	if err := os.Symlink(mnt, filepath.Join(dir, ".git", "kb")); err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +94,10 @@ func TestRebuildOnAFullDiskKeepsTheIndex(t *testing.T) {
 		t.Fatalf("index: %d %s", r.code, r.err)
 	}
 	kbDir := filepath.Join(dir, ".git", "kb")
-	mnt := filepath.Join(t.TempDir(), "mnt")
-	os.MkdirAll(mnt, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v %s)", err, strings.TrimSpace(string(out)))
+	mnt, err := mountTmpfs(t, "64m")
+	if err != nil {
+		t.Skip(err)
 	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
 	if out, err := exec.Command("cp", "-a", kbDir+"/.", mnt).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
