@@ -8,7 +8,8 @@
 // HNSW index (Malkov & Yashunin, 2016/2018) over a Table, built
 // deterministically and serialised in a compact format of our own; it
 // pays off only where it is loaded once and queried many times, or above
-// the size where a scan costs more than loading the graph (see README).
+// the size where a scan costs more than loading the graph (see
+// docs/MEASURED.md).
 //
 // coder/hnsw v0.6.1 is not used here (its search is broken, see
 // LIBRARIES.md); compare_test.go benchmarks it beside Graph so the reason

@@ -58,7 +58,7 @@ func NewShared(k *Engine) *Shared {
 		// Decoded tables stay warm between calls, and graphs too when
 		// kb.ann.graphMin asked for them to be built. (A CLI search never
 		// loads graphs: reading one from the index on top of the table
-		// cost more than the scan it saves; see README.)
+		// cost more than the scan it saves; see docs/MEASURED.md.)
 		k.Dense.Cache = &search.VectorCache{Graphs: k.Embed.GraphMin > 0}
 	}
 	return &Shared{k: k}

@@ -27,7 +27,7 @@ const EmbedInputVersion = 1
 // Graphs are opt-in (kb.ann.graphMin): only the MCP server loads them (a
 // cold CLI search is no faster with one, since reading it from the index
 // costs what it saves), and a build costs a minute or more per 100k
-// vectors (README, ann benchmark).
+// vectors (docs/MEASURED.md, ann benchmark).
 
 // ModelKey is the store key of an embedder's vectors.
 func ModelKey(e llm.Embedder) store.ModelKey {

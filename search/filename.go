@@ -27,7 +27,7 @@ import (
 // never in its names, and measured a little lower on every dev set.
 //
 // Measured with git kb eval on every dev set (shared + testdata/eval),
-// MRR@10 off -> on: see README ("File names").
+// MRR@10 off -> on: see docs/MEASURED.md ("Retrieval quality", the `-name` lever).
 var nameWeight = 0.2
 
 // nameWindow is how many of the best files are weighed: the factor is

@@ -12,7 +12,7 @@ import (
 // dev sets among 0.1, 0.15, 0.2 and 0.25, Markdown only (MRR@10 docs-dev
 // .814 -> .815 / .815 / .818 / .820, docs-more .781 -> .781 / .782 / .783
 // / .779; code-dev .867 -> .892 at each: a design note in Go's source
-// passed the implementation): see README, "Retrieval quality".
+// passed the implementation): see docs/MEASURED.md, "Retrieval quality".
 var focusExp = 0.2
 
 // focus scales a Markdown page by the share of its sections (its chunks)
@@ -25,7 +25,7 @@ var focusExp = 0.2
 // field; neither sees how many of a page's sections are on the subject.
 // Chunks are counted, not headings: a long section cut over several
 // chunks counts as several, which holds its length against the page too
-// (counting headings measured lower: docs-held .707 -> .687; README,
+// (counting headings measured lower: docs-held .707 -> .687; docs/MEASURED.md,
 // "Retrieval quality").
 // Code is left alone: a package's file collects declarations, and the
 // one function that answers a question is in a file about much else

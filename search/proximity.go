@@ -30,7 +30,7 @@ import (
 // beyond three words apart. BM25TP's sum over all pairs of 1/d²
 // (Rasolofo & Savoy 2003) was measured too: a question of ten words
 // holds dozens of pairs, and its score outweighed the words' own (see
-// README, "Retrieval quality").
+// docs/MEASURED.md, "Retrieval quality").
 //
 // A concept is one of the user's words with the forms that stand for it,
 // so that a word never pairs with itself: its translations (删除, delete),

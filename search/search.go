@@ -55,7 +55,7 @@ const (
 
 // Levers lists the levers and whether each is on by default. Coverage is
 // off: on the dev sets it helped the Go-source and some polaris
-// questions and cost the docs and the others more (see README). Concept
+// questions and cost the docs and the others more (see docs/MEASURED.md). Concept
 // is on: MRR@10 on all dev sets (shared + testdata/eval) polaris .449 →
 // .554, Go source .666 → .681, docs .711 → .709.
 var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true, LeverLinks: true, LeverQualified: true, LeverSummary: true, LeverProximity: false, LeverFocus: true, LeverPlatform: true}
