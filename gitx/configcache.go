@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/git-kb/git-kb/secrets"
 )
 
 // ConfigEntriesCached is ConfigEntries(ctx, section), answered from a file
@@ -38,7 +40,8 @@ import (
 // variable is set (git -c, GIT_CONFIG_GLOBAL, ...), when a value comes
 // from a file outside that list, when a file changed while git read it,
 // when the section holds a credential (a key ending apiKey, token,
-// password or secret: no copy of it in the repository), or when the kb
+// password or secret, or a value such as a URL with user:password@: no
+// copy of it in the repository), or when the kb
 // directory does not exist (the cache does not create it). Any failure of the cache itself falls back to
 // ConfigEntries.
 func (r *Repo) ConfigEntriesCached(ctx context.Context, section string) ([]ConfigEntry, error) {
@@ -235,7 +238,7 @@ func (r *Repo) fillConfigCache(ctx context.Context, section, dir, path string, k
 		}
 		if strings.HasPrefix(e.Key, section+".") {
 			es = append(es, e)
-			if secretKey(e.Key) {
+			if secretKey(e.Key) || secretValue(e.Value) {
 				cacheable = false // no copy of a credential (kb.org.apiKey in ~/.gitconfig) in the repository
 			}
 		}
@@ -267,6 +270,16 @@ func (r *Repo) fillConfigCache(ctx context.Context, section, dir, path string, k
 		os.Remove(tmp.Name())
 	}
 	return es, nil
+}
+
+// secretValue says a setting's value holds a credential whatever its
+// key: a URL with user:password@ (kb.embed.baseURL of a proxy,
+// kb.share.remote with a token), or anything the secrets rules find.
+// The cache would have to keep the value as set to be of use (it answers
+// in git's place, and the endpoint is called with the credential), so
+// such a configuration is not cached either.
+func secretValue(v string) bool {
+	return secrets.RedactURL(v) != v || len((*secrets.Policy)(nil).Find("", v)) > 0
 }
 
 // secretKey says a setting holds a credential (an API key, a token, a

@@ -254,7 +254,10 @@ func TestConfigCachePerWorktree(t *testing.T) {
 
 // A section that holds a credential is never copied into the cache (a
 // key set in ~/.gitconfig would otherwise sit in the repository's .git),
-// and is read from git every time; without it the cache serves again.
+// and is read from git every time; without it the cache serves again. A
+// credential in a value (a proxy's user:password@ in kb.embed.baseURL, a
+// token in kb.share.remote's URL) is one too. What the cache does keep is
+// readable by its owner only.
 func TestConfigCacheKeepsNoCredential(t *testing.T) {
 	hermeticConfig(t)
 	dir := gittest.New(t, map[string]string{"a.md": "# A\n"})
@@ -266,23 +269,39 @@ func TestConfigCacheKeepsNoCredential(t *testing.T) {
 	gitConfig(t, dir, "kb.mode", "lexical")
 	cachedAsGit(t, r, miss, "before the key")
 	cachedAsGit(t, r, hit, "before the key, cached")
-	gitConfig(t, dir, "--global", "kb.org.apiKey", "sk-not-for-the-cache")
-	cachedAsGit(t, r, miss, "first")
-	cachedAsGit(t, r, miss, "second: a credential, not cached")
-	filepath.WalkDir(r.KBDir(), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if b, _ := os.ReadFile(p); strings.Contains(string(b), "sk-not-for-the-cache") {
-				t.Errorf("%s holds the key", p)
+	files, _ := filepath.Glob(filepath.Join(r.KBDir(), "cache", "config", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("cache files: %v", files)
+	}
+	if fi, err := os.Stat(files[0]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: mode %v (%v), want 0600", files[0], fi.Mode().Perm(), err)
+	}
+	for _, kv := range [][3]string{
+		{"kb.org.apiKey", "sk-not-for-the-cache", "sk-not"},
+		{"kb.embed.baseURL", "https://ci:s3cr3t-for-no-cache@proxy.internal/v1", "s3cr3t"},
+		{"kb.share.remote", "https://x-access-token:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/team/kb.git", "ghp_"},
+	} {
+		gitConfig(t, dir, "--global", kv[0], kv[1])
+		cachedAsGit(t, r, miss, kv[0]+" first")
+		cachedAsGit(t, r, miss, kv[0]+" second: a credential, not cached")
+		filepath.WalkDir(r.KBDir(), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, _ := os.ReadFile(p); strings.Contains(string(b), kv[2]) {
+					t.Errorf("%s holds the credential of %s", p, kv[0])
+				}
+				if strings.HasSuffix(filepath.Dir(p), filepath.Join("cache", "config")) {
+					t.Errorf("%s: the answer from before %s stayed", p, kv[0])
+				}
 			}
-			if strings.HasSuffix(filepath.Dir(p), filepath.Join("cache", "config")) {
-				t.Errorf("%s: the answer from before the key stayed", p)
-			}
-		}
-		return nil
-	})
-	gitConfig(t, dir, "--global", "--unset", "kb.org.apiKey")
-	cachedAsGit(t, r, miss, "key gone")
-	cachedAsGit(t, r, hit, "cached again")
+			return nil
+		})
+		gitConfig(t, dir, "--global", "--unset", kv[0])
+		cachedAsGit(t, r, miss, kv[0]+" gone")
+		cachedAsGit(t, r, hit, kv[0]+" gone, cached again")
+	}
+	gitConfig(t, dir, "kb.embed.baseURL", "http://localhost:11434/v1")
+	cachedAsGit(t, r, miss, "a URL without credentials")
+	cachedAsGit(t, r, hit, "a URL without credentials is cached")
 	for _, k := range []string{"kb.org.apiKey", "kb.embed.apikey", "kb.mcp.token", "kb.x.password"} {
 		if !secretKey(k) {
 			t.Errorf("secretKey(%s) = false", k)

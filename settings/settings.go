@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/secrets"
 )
 
 // Settings is one repository's configuration, typed, with defaults
@@ -125,9 +126,11 @@ type Rerank struct {
 
 // Value is one setting as git kb sees it: its value, default and origin.
 type Value struct {
-	Key     string   `json:"key"`
-	Value   string   `json:"value"`            // the effective value; "" for a secret
-	Values  []string `json:"values,omitempty"` // every value of a multi-valued key
+	Key string `json:"key"`
+	// Value is the effective value as it may be shown ("" for a
+	// secret; a URL without its user:password@, see Shown).
+	Value   string   `json:"value"`
+	Values  []string `json:"values,omitempty"` // every value of a multi-valued key, shown alike
 	Default string   `json:"default"`
 	// Origin is the file that set it, "command line", "env NAME" or
 	// "default".
@@ -200,7 +203,9 @@ func resolve(es []gitx.ConfigEntry, getenv Getenv) (*Settings, error) {
 		}
 		v.Set = set
 		if d.Multi {
-			v.Values = vals
+			for _, x := range vals {
+				v.Values = append(v.Values, Shown(x))
+			}
 			raw = strings.Join(vals, ", ")
 		}
 		if err := d.apply(s, raw, vals, set, v.Origin); err != nil {
@@ -213,13 +218,13 @@ func resolve(es []gitx.ConfigEntry, getenv Getenv) (*Settings, error) {
 			_ = d.apply(s, d.Default, nil, false, "default")
 		}
 		if !d.Secret {
-			v.Value = raw
+			v.Value = Shown(raw)
 		}
 		s.values = append(s.values, v)
 	}
 	for _, e := range es {
 		if _, left := byKey[e.Key]; left {
-			u := Value{Key: e.Key, Value: e.Value, Origin: e.Origin, Scope: e.Scope, Set: true, Error: "not a git kb setting" + Suggest(e.Key)}
+			u := Value{Key: e.Key, Value: Shown(e.Value), Origin: e.Origin, Scope: e.Scope, Set: true, Error: "not a git kb setting" + Suggest(e.Key)}
 			if secretName(e.Key) {
 				u.Value, u.Secret = "", true
 			}
@@ -289,7 +294,17 @@ func Suggest(key string) string {
 // errorf is the one shape of a bad value: the key, the value, what is
 // wrong and what is accepted.
 func (d *Setting) errorf(v, why string) error {
-	return fmt.Errorf("git config %s = %q: %s (want %s)", d.Key, v, why, d.Accepted)
+	return fmt.Errorf("git config %s = %q: %s (want %s)", d.Key, Shown(v), why, d.Accepted)
+}
+
+// Shown is a value as git kb config, its JSON and error messages show it:
+// a URL without its user:password@ (secrets.RedactURL: kb.embed.baseURL,
+// kb.share.remote, kb.org.url may hold a proxy's or a remote's
+// credentials), and any other credential the secrets rules find in it
+// (a token in a query string) replaced by its marker. The settings
+// themselves keep the value as set: the endpoint is called with it.
+func Shown(v string) string {
+	return (*secrets.Policy)(nil).RedactText("", secrets.RedactURL(v))
 }
 
 // secretName says an unknown key's name looks like it holds a secret

@@ -214,6 +214,33 @@ func TestSecretsAndEnv(t *testing.T) {
 	}
 }
 
+// A URL's credentials are used, never shown: the setting holds the URL
+// as set, its Value, every value of a list and a refusal's message name
+// it without user:password@, and a token in a query string is redacted.
+func TestURLCredentialsNotShown(t *testing.T) {
+	dir, _, r := repo(t)
+	gittest.Git(t, dir, "config", "kb.embed.baseURL", "https://ci:s3cretEmbed@proxy.internal/v1")
+	gittest.Git(t, dir, "config", "kb.rerank.baseURL", "https://rerank.internal/?access_token=ghp_abcdefghijklmnopqrstuvwxyz0123456789")
+	gittest.Git(t, dir, "config", "--add", "kb.mcp.repos", "https://me:s3cretRepo@git.internal/x.git")
+	gittest.Git(t, dir, "config", "kb.org.url", "ftp://svc:s3cretOrg@weaviate.internal")
+	s, err := Load(context.Background(), r, noEnv)
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), `"ftp://weaviate.internal"`) {
+		t.Errorf("refused kb.org.url: %v", err)
+	}
+	if s.Embed.BaseURL != "https://ci:s3cretEmbed@proxy.internal/v1" {
+		t.Errorf("the endpoint is called with %q, want the URL as set", s.Embed.BaseURL)
+	}
+	for _, v := range s.Values() {
+		all := v.Value + " " + strings.Join(v.Values, " ") + " " + v.Error
+		if strings.Contains(all, "s3cret") || strings.Contains(all, "ghp_") {
+			t.Errorf("%s shows a credential: %+v", v.Key, v)
+		}
+	}
+	if v, _ := s.Value("kb.embed.baseURL"); v.Value != "https://proxy.internal/v1" {
+		t.Errorf("kb.embed.baseURL shown as %q", v.Value)
+	}
+}
+
 func TestTableIsComplete(t *testing.T) {
 	seen := map[string]bool{}
 	for _, d := range Table {

@@ -23,7 +23,7 @@ are case-insensitive in their last part, as in git: kb.embed.batchsize is
 kb.embed.batchSize.
 
 Secrets (kb.mcp.token, GIT_KB_API_KEY) show whether and where they are
-set, never their value. A value git kb refuses is listed with the reason,
+set, never their value; a URL is shown without its user:password@. A value git kb refuses is listed with the reason,
 and the command exits 1: the commands that read it fail until it is
 fixed. kb.* keys git kb does not know (a typo?) are listed at the end.
 

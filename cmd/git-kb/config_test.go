@@ -81,6 +81,59 @@ func TestConfigCommand(t *testing.T) {
 }
 
 // hasRow finds a line of the listing with these cells in order.
+// TestConfigURLCredentials: a kb.* URL with user:password@ (a proxy in
+// front of the embedding endpoint, a share remote with a token) is listed
+// without them, in text, in JSON, for one key, and in the error of a
+// value refused; unknown keys alike.
+func TestConfigURLCredentials(t *testing.T) {
+	dir := gittest.New(t, docs)
+	for _, kv := range [][2]string{
+		{"kb.embed.baseURL", "https://ci:s3cretEmbed@proxy.internal/v1"},
+		{"kb.share.remote", "https://x-access-token:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/team/kb.git"},
+		{"kb.chat.baseURL", "http://bot:s3cretChat@llm.internal:8000/v1"},
+		{"kb.extra.url", "https://me:s3cretUnknown@elsewhere.internal/"},
+	} {
+		gittest.Git(t, dir, "config", kv[0], kv[1])
+	}
+	secret := []string{"s3cret", "ghp_", "x-access-token"}
+	leaks := func(what, out string) {
+		t.Helper()
+		for _, s := range secret {
+			if strings.Contains(out, s) {
+				t.Errorf("%s shows %q:\n%s", what, s, out)
+			}
+		}
+	}
+	out, errs, code := kb(t, dir, "config")
+	if code != 0 {
+		t.Fatalf("git kb config: exit %d %s", code, errs)
+	}
+	leaks("git kb config", out+errs)
+	local := filepath.Join(dir, ".git", "config")
+	if !hasRow(out, []string{"kb.embed.baseURL", "https://proxy.internal/v1", "-", local}) || !hasRow(out, []string{"kb.share.remote", "https://github.com/team/kb.git", "-", local}) {
+		t.Errorf("the URLs are not listed without their credentials:\n%s", out)
+	}
+	out, errs, _ = kb(t, dir, "config", "--json")
+	leaks("git kb config --json", out+errs)
+	if !strings.Contains(out, `"https://proxy.internal/v1"`) {
+		t.Errorf("--json does not list kb.embed.baseURL:\n%s", out)
+	}
+	out, errs, _ = kb(t, dir, "config", "kb.chat.baseURL")
+	leaks("git kb config kb.chat.baseURL", out+errs)
+	if !strings.HasPrefix(out, "kb.chat.baseURL = http://llm.internal:8000/v1\n") {
+		t.Errorf("config kb.chat.baseURL:\n%s", out)
+	}
+	// A refused value is named without its credentials too.
+	gittest.Git(t, dir, "config", "kb.org.url", "ftp://svc:s3cretOrg@weaviate.internal")
+	out, errs, code = kb(t, dir, "config")
+	leaks("a refused kb.org.url", out+errs)
+	if code != 1 || !strings.Contains(errs, `kb.org.url = "ftp://weaviate.internal": not an http(s) URL`) {
+		t.Errorf("refused kb.org.url: exit %d %s", code, errs)
+	}
+	out, errs, _ = kb(t, dir, "search", "连接池")
+	leaks("search with a refused kb.org.url", out+errs)
+}
+
 func hasRow(out string, cells []string) bool {
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) >= 1 && f[0] == cells[0] && strings.Join(f, " ") == strings.Join(strings.Fields(strings.Join(cells, " ")), " ") {
