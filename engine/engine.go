@@ -63,6 +63,20 @@ type Options struct {
 	// server): an index run then changes nothing process-wide, such as
 	// the core count a small run narrows to.
 	Server bool
+	// Wait bounds IndexCommit's and EmbedAfterIndex's wait for another
+	// git-kb run's lock: 0 is LockWait, less than 0 is no wait at all.
+	Wait time.Duration
+}
+
+// lockWait is o's wait for another run's lock.
+func (o Options) lockWait() time.Duration {
+	switch {
+	case o.Wait == 0:
+		return LockWait
+	case o.Wait < 0:
+		return 0
+	}
+	return o.Wait
 }
 
 func (o Options) note(format string, a ...any) {

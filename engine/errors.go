@@ -36,6 +36,7 @@ func (e explained) Unwrap() error { return e.error }
 
 // friendly is what to do about err, nil when there is nothing to add.
 func friendly(err error) error {
+	var busy *index.BusyError
 	switch {
 	case errors.Is(err, gitx.ErrNotARepo):
 		return fmt.Errorf("%w\nrun git kb inside a git repository, or use git -C <dir> kb ...", err)
@@ -45,8 +46,14 @@ func friendly(err error) error {
 		return fmt.Errorf("%w: nothing to index; commit some files first", err)
 	case errors.Is(err, store.ErrLocked):
 		return fmt.Errorf("%w for more than %s; try again when it has finished", err, LockWait)
-	case errors.Is(err, index.ErrBusy):
-		return fmt.Errorf("%w for more than %s", err, LockWait)
+	case errors.As(err, &busy):
+		if h := busy.Holder; h != nil && h.Stopped {
+			return fmt.Errorf("%w: resume it (kill -CONT %d) or end it (kill %d), then run the command again", err, h.PID, h.PID)
+		}
+		if h := busy.Holder; h != nil {
+			return fmt.Errorf("%w: run the command again when it has finished, or wait longer (git kb index --wait 10m); if it hangs, end it (kill %d)", err, h.PID)
+		}
+		return fmt.Errorf("%w: run the command again when it has finished, or wait longer (git kb index --wait 10m)", err)
 	case errors.Is(err, store.ErrDamaged):
 		return fmt.Errorf("%w\nrun: git kb doctor --fix   (moves it aside and rebuilds it from git; cached embeddings are kept)", err)
 	case errors.Is(err, syscall.ENOSPC):

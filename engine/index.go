@@ -21,7 +21,7 @@ func IndexCommit(ctx context.Context, repo *gitx.Repo, rev string, o Options) (*
 	defer done()
 	st, err := index.Run(ctx, repo, index.Options{
 		Rev:       rev,
-		Wait:      LockWait,
+		Wait:      o.lockWait(),
 		Version:   o.Version,
 		OnWait:    func(what string) { o.note("waiting for %s...", what) },
 		Progress:  update,
@@ -92,7 +92,7 @@ func EmbedAfterIndex(ctx context.Context, repo *gitx.Repo, cfg *EmbedConfig, st 
 	}
 	update, done := o.progress()
 	es, err := index.Embed(ctx, repo, index.EmbedOptions{
-		Rev: st.Commit, Embedder: emb, Wait: LockWait, GraphMin: cfg.GraphMin,
+		Rev: st.Commit, Embedder: emb, Wait: o.lockWait(), GraphMin: cfg.GraphMin,
 		OnWait:   func(what string) { o.note("waiting for %s...", what) },
 		Progress: update,
 	})

@@ -133,7 +133,7 @@ func Embed(ctx context.Context, repo *gitx.Repo, o EmbedOptions) (*EmbedStats, e
 			}
 		}
 	}
-	release, err := lockFile(ctx, repo.KBDir(), "embed.lock", ErrEmbedBusy, o.Wait, onWait("another embedding run to finish"))
+	release, err := lockFile(ctx, repo.KBDir(), "embed.lock", ErrEmbedBusy, o.Wait, waitNote(o.OnWait, "another embedding run to finish"))
 	if err != nil {
 		return st, err
 	}

@@ -57,12 +57,12 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 			}
 		}
 	}
-	release, err := lockIndex(ctx, kbDir, o.Wait, wait("a git kb index run to finish"))
+	release, err := lockIndex(ctx, kbDir, o.Wait, waitNote(o.OnWait, "a git kb index run to finish"))
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	releaseEmbed, err := lockFile(ctx, kbDir, "embed.lock", ErrEmbedBusy, o.Wait, wait("an embedding run to finish"))
+	releaseEmbed, err := lockFile(ctx, kbDir, "embed.lock", ErrEmbedBusy, o.Wait, waitNote(o.OnWait, "an embedding run to finish"))
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,7 @@ func Run(ctx context.Context, repo *gitx.Repo, o Options) (*Stats, error) {
 	tm.since("resolve", t0)
 
 	t0 = time.Now()
-	release, err := lockIndex(ctx, repo.KBDir(), o.Wait, onWait("another git kb index or gc to finish"))
+	release, err := lockIndex(ctx, repo.KBDir(), o.Wait, waitNote(o.OnWait, "another git kb index or gc to finish"))
 	if err != nil {
 		return st, err
 	}

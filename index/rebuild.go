@@ -50,19 +50,12 @@ type RebuildReport struct {
 // it fails its own checks, so re-embedding the rebuilt index costs no
 // model calls. The caller then runs Embed as usual.
 func Rebuild(ctx context.Context, repo *gitx.Repo, o Options) (*RebuildReport, *Stats, error) {
-	onWait := func(what string) func() {
-		return func() {
-			if o.OnWait != nil {
-				o.OnWait(what)
-			}
-		}
-	}
 	rep := &RebuildReport{}
-	release, err := lockIndex(ctx, repo.KBDir(), o.Wait, onWait("another git kb index or gc to finish"))
+	release, err := lockIndex(ctx, repo.KBDir(), o.Wait, waitNote(o.OnWait, "another git kb index or gc to finish"))
 	if err != nil {
 		return rep, nil, err
 	}
-	releaseEmbed, err := lockFile(ctx, repo.KBDir(), "embed.lock", ErrEmbedBusy, o.Wait, onWait("an embedding run to finish"))
+	releaseEmbed, err := lockFile(ctx, repo.KBDir(), "embed.lock", ErrEmbedBusy, o.Wait, waitNote(o.OnWait, "an embedding run to finish"))
 	if err != nil {
 		release()
 		return rep, nil, err

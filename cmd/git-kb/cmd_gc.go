@@ -175,7 +175,7 @@ or the file is left out of the index with a .kbignore line.`,
 			}
 			if c.Bool("fix") && needsRebuild(checks) {
 				quiet := c.Bool("quiet") || c.Bool("json")
-				if err := rebuild(c.Context, e, repo, cfg, quiet); err != nil {
+				if err := rebuild(c.Context, e, repo, cfg, quiet, lockWait); err != nil {
 					return err
 				}
 				if checks, err = index.Doctor(c.Context, repo, emb); err != nil {
@@ -306,11 +306,11 @@ func needsRebuild(checks []index.Check) bool {
 
 // rebuild moves the index aside, indexes HEAD afresh and fills in its
 // vectors from the embedding cache (embedding only what it lacks).
-func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *engine.EmbedConfig, quiet bool) error {
+func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *engine.EmbedConfig, quiet bool, wait time.Duration) error {
 	note := notifier(e, quiet)
 	bar := newProgress(e.Stderr, e.StderrTTY && !quiet)
 	rep, st, err := index.Rebuild(ctx, repo, index.Options{
-		Rev: "HEAD", Wait: lockWait, Version: version,
+		Rev: "HEAD", Wait: max(wait, 0), Version: version,
 		OnWait:   func(what string) { note("waiting for %s...", what) },
 		Progress: bar.update,
 	})
@@ -325,7 +325,9 @@ func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *engine.EmbedConfi
 		return err
 	}
 	note("rebuilt the index of %s: %d files, %d chunks in %.1fs", st.Commit[:12], st.Indexed, st.Chunks, st.Seconds)
-	if err := embedAfterIndex(ctx, e, repo, cfg, st, "sync", quiet); err != nil {
+	o := engineOptions(e, quiet)
+	o.Wait = wait
+	if err := engine.EmbedAfterIndex(ctx, repo, cfg, st, "sync", o); err != nil {
 		return err
 	}
 	if es := st.Embed; es != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/git-kb/git-kb/engine"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/settings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -36,13 +37,20 @@ skips them. Embeddings are cached by the text they were made from, so
 unchanged text is never embedded twice; an interrupted run keeps what it
 finished.
 
+One index or gc runs at a time. While another holds the lock, index waits
+for it, up to --wait (default 2m; 0: not at all), after a second naming
+the process that holds it (and saying when it is stopped, as by ^Z); then
+it exits 1 with what to do.
+
 Examples:
   git kb index                 # HEAD
   git kb index --rev v1.2.0    # a tag
-  git kb index --json          # stats for scripts`,
+  git kb index --json          # stats for scripts
+  git kb index --wait 30m      # behind a long run, wait for it`,
 		Flags: []cli.Flag{revFlag, jsonFlag, quietFlag, verboseFlag,
 			&cli.StringFlag{Name: "embed", Usage: "sync, background or off (default: background from a git hook, else sync)"},
 			&cli.BoolFlag{Name: "rebuild", Usage: "move the index aside (to .git/kb/damaged) and index HEAD afresh; cached embeddings are kept"},
+			&cli.StringFlag{Name: "wait", Value: lockWait.String(), Usage: "how long to wait while another git kb index or gc runs (e.g. 30s, 10m; 0: do not wait)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -63,7 +71,16 @@ Examples:
 			default:
 				return usagef("--embed %s: want sync, background or off", mode)
 			}
+			wait, err := settings.ParseSeconds(c.String("wait"))
+			if err != nil {
+				return usagef("--wait %s: want a duration like 30s or 10m, or 0 not to wait", c.String("wait"))
+			}
+			if wait == 0 {
+				wait = -1 // engine.Options: no wait
+			}
 			quiet := c.Bool("quiet") || c.Bool("json")
+			o := engineOptions(e, quiet)
+			o.Wait = wait
 			if c.Bool("rebuild") {
 				if rev := c.String("rev"); rev != "HEAD" {
 					return usagef("--rebuild indexes HEAD afresh; index --rev %s after it", rev)
@@ -75,9 +92,9 @@ Examples:
 				if mode == "off" {
 					cfg = &engine.EmbedConfig{Off: "--embed off"}
 				}
-				return rebuild(c.Context, e, repo, cfg, quiet)
+				return rebuild(c.Context, e, repo, cfg, quiet, wait)
 			}
-			st, err := runIndex(c.Context, e, repo, c.String("rev"), quiet)
+			st, err := engine.IndexCommit(c.Context, repo, c.String("rev"), o)
 			if err != nil {
 				return err
 			}
@@ -89,7 +106,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if err := embedAfterIndex(c.Context, e, repo, cfg, st, mode, quiet); err != nil {
+				if err := engine.EmbedAfterIndex(c.Context, repo, cfg, st, mode, o); err != nil {
 					return err
 				}
 			}
