@@ -20,7 +20,12 @@ import (
 //	5: password-assignment reads Chinese names (密码, 口令, 密钥, 令牌),
 //	   a full-width colon, 是/为, escaped quotes, and ends a value at
 //	   the first non-ASCII character
-const RulesVersion = 5
+//	6: cli-password (mysql -pX, --password X), basic-auth (curl -u
+//	   user:pass, Authorization: Basic), password-assignment reads
+//	   environment assignments (DB_PASS=x, MYSQL_PWD: x) with any
+//	   literal value, private-key finds base64 DER key bodies without
+//	   a BEGIN line it knows (derKeys)
+const RulesVersion = 6
 
 // rule finds one kind of secret on a line.
 type rule struct {
@@ -37,6 +42,9 @@ type rule struct {
 	minEntropy float64
 	// valid, when set, must accept the secret.
 	valid func(v string) bool
+	// check, when set, must accept the secret seen in its line, with
+	// the match's submatch offsets m (a password beside its user name).
+	check func(line string, m []int, v string) bool
 	// file, when set, limits the rule to files whose base name it accepts.
 	file func(base string) bool
 }
@@ -238,6 +246,60 @@ var rules = []*rule{
 		minEntropy: 3.5,
 	},
 	{
+		id:       "basic-auth",
+		keywords: []string{"authorization"},
+		// Authorization: Basic base64(user:password).
+		re:    lazyRE(`(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9+/=]|$)`),
+		group: 1,
+		valid: basicCredentials,
+	},
+	{
+		id:       "basic-auth",
+		keywords: []string{"curl"},
+		// curl -u user:password, --user user:password (curl asks for a
+		// password given none).
+		re:    lazyRE(`(?:^|\s)(?:-u\s*|--user[=\s]\s*)(["']?)([^\s"'` + "`" + `:|;&]*):([^\s"'` + "`" + `|;&]+)`),
+		group: 3,
+		check: func(line string, m []int, v string) bool {
+			return command(curlCmd, line[:m[0]]) && literalPassword(line[m[4]:m[5]], v)
+		},
+	},
+	{
+		id:       "cli-password",
+		keywords: []string{"mysql", "mariadb"},
+		// mysql -pPASSWORD (mysql asks for a password given -p alone;
+		// -P is the port).
+		re:    lazyRE(`-p["']?([^\s"'` + "`" + `|;&)]+)`),
+		group: 1,
+		check: func(line string, m []int, v string) bool {
+			// A flag of its own (not --port=, not a-pb), of mysql's; and
+			// go-ycsb's -pname=value after "mysql" is a property.
+			return m[0] > 0 && (line[m[0]-1] == ' ' || line[m[0]-1] == '\t') && command(mysqlCmd, line[:m[0]]) &&
+				!property(v) && literalPassword(lineUser(line), v)
+		},
+	},
+	{
+		id:       "cli-password",
+		keywords: []string{"-password"},
+		// --password=PASSWORD, --password PASSWORD.
+		re:    lazyRE(`(?:^|\s)--(?:db-|mysql-)?password(?:=|\s+)["']?([^\s"'` + "`" + `|;&)]+)`),
+		group: 1,
+		check: func(line string, m []int, v string) bool { return literalPassword(lineUser(line), v) },
+	},
+	{
+		id:       "password-assignment",
+		keywords: []string{"_pass", "_pwd"},
+		// An environment assignment as a shell or a .env file writes it
+		// (DB_PASS=value, no blank around =) or YAML (MYSQL_PWD: value):
+		// the name says what the value is, so a literal is a password
+		// however it looks. The name has a prefix (PWD is the working
+		// directory, "--- PASS: TestX" a test's result); name = value,
+		// with blanks, is code, and "NAME="+x builds one.
+		re:    lazyRE(`(?:^|[^A-Za-z0-9_])(?:[A-Z0-9]+_)+(?:PASS|PASSWD|PASSWORD|PWD|PASSPHRASE)(?:=|:\s+)["']?([^\s"'` + "`" + `|;&)+][^\s"'` + "`" + `|;&)]*)`),
+		group: 1,
+		check: func(line string, m []int, v string) bool { return literalPassword("", v) },
+	},
+	{
 		id:         "bearer-token",
 		keywords:   []string{"bearer"},
 		re:         lazyRE(`(?i)\bauthorization["']?\s*[:=]\s*["']?bearer\s+([A-Za-z0-9._~+/\-]{20,}=*)`),
@@ -326,6 +388,72 @@ func urlPassword(v string) bool {
 		return false
 	}
 	return notPlaceholder(v)
+}
+
+// wellKnown are passwords a product documents as its default login, and
+// flag help's type names (--password string): not secrets.
+var wellKnown = map[string]bool{"root": true, "admin": true, "guest": true, "demo": true, "default": true, "string": true}
+
+// literalPassword accepts a password written out beside its name, or its
+// user (mysql -p, curl -u, DB_PASS=): as a URL's password (no variable
+// or placeholder, at least four characters, not only digits), not a
+// number (0x1f), not a default login (wellKnown) and not the user name
+// again (admin/admin).
+func literalPassword(user, v string) bool {
+	l := strings.ToLower(v)
+	if wellKnown[l] || l == strings.ToLower(user) || strings.HasPrefix(l, "0x") && strings.Trim(l[2:], "0123456789abcdef") == "" {
+		return false
+	}
+	return urlPassword(v)
+}
+
+// lineUser is the user a command line names (-u NAME, -uNAME, --user=NAME,
+// --username NAME), "" for none.
+func lineUser(line string) string {
+	if m := userFlag().FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var userFlag = lazyRE(`(?:^|\s)(?:-u\s*|--user(?:name)?[=\s]\s*)["']?([^\s"'` + "`" + `]+)`)
+
+// mysqlCmd and curlCmd find the command a flag belongs to, in the text
+// of its shell command before the flag (command).
+var (
+	mysqlCmd = lazyRE(`(?:^|[\s/"'(])(?:mysql|mariadb)(?:dump|admin|sh|import|slap|check|binlog|pump)?(?:\.exe)?\s`)
+	curlCmd  = lazyRE(`(?:^|[\s/"'(])curl(?:\.exe)?\s`)
+)
+
+// command says the shell command that ends with before (the text after
+// its last |, ; or &) is the one re finds.
+func command(re func() *regexp.Regexp, before string) bool {
+	if i := strings.LastIndexAny(before, "|;&"); i >= 0 {
+		before = before[i+1:]
+	}
+	return re().MatchString(before + " ")
+}
+
+// property: name=value, as go-ycsb's -p takes it.
+func property(v string) bool {
+	name, _, ok := strings.Cut(v, "=")
+	return ok && name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._") == ""
+}
+
+// basicCredentials accepts HTTP Basic credentials: base64 of
+// user:password, the password a literal one.
+func basicCredentials(v string) bool {
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return false
+	}
+	user, pass, ok := strings.Cut(string(b), ":")
+	for _, c := range b {
+		if c < 0x20 || c == 0x7f {
+			return false // not text: some other base64
+		}
+	}
+	return ok && literalPassword(user, pass)
 }
 
 // randomValue accepts the value of a password = value assignment when it

@@ -17,7 +17,23 @@ type testCase struct {
 	values           []string // what must not survive redaction
 }
 
-var placeholder = regexp.MustCompile(`\{\{(r:(\d+):(\w)|begin:[A-Z ]+|end:[A-Z ]+|jwt)\}\}`)
+var placeholder = regexp.MustCompile(`\{\{(r:(\d+):(\w)|begin:[A-Z ]+|end:[A-Z ]+|jwt|basic|derkey|derline|derescaped)\}\}`)
+
+// derKeyBody is a fake RSA private key's body as base64: the DER header
+// of a PKCS#1 key (SEQUENCE, version 0, the modulus's INTEGER), then
+// random bytes, in lines of 64 characters.
+func derKeyBody(rng *rand.Rand) []string {
+	b := []byte{0x30, 0x82, 0x04, 0xa4, 0x02, 0x01, 0x00, 0x02, 0x82, 0x01, 0x01, 0x00}
+	for len(b) < 240 {
+		b = append(b, byte(rng.IntN(256)))
+	}
+	enc := base64.StdEncoding.EncodeToString(b)
+	var lines []string
+	for len(enc) > 64 {
+		lines, enc = append(lines, enc[:64]), enc[64:]
+	}
+	return append(lines, enc)
+}
 
 var sets = map[string]string{
 	"A": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
@@ -64,6 +80,24 @@ func loadCases(t testing.TB, name string) []testCase {
 				return "-----" + "BEGIN " + strings.TrimPrefix(sub[1], "begin:") + "-----"
 			case strings.HasPrefix(sub[1], "end:"):
 				return "-----" + "END " + strings.TrimPrefix(sub[1], "end:") + "-----"
+			case sub[1] == "basic": // HTTP Basic credentials
+				pass := make([]byte, 14)
+				for i := range pass {
+					pass[i] = sets["A"][rng.IntN(62)]
+				}
+				v := base64.StdEncoding.EncodeToString([]byte("svc-deploy:" + string(pass)))
+				cur.values = append(cur.values, v, string(pass))
+				return v
+			case strings.HasPrefix(sub[1], "der"):
+				lines := derKeyBody(rng)
+				cur.values = append(cur.values, lines...)
+				switch sub[1] {
+				case "derline":
+					return strings.Join(lines, "")
+				case "derescaped":
+					return strings.Join(lines, `\n`)
+				}
+				return strings.Join(lines, "\n")
 			default: // a JWT: header.payload.signature
 				enc := base64.RawURLEncoding.EncodeToString
 				sig := make([]byte, 32)
@@ -262,6 +296,25 @@ func TestRedactURL(t *testing.T) {
 	} {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestValueOnly: the new command-line, Basic and environment rules
+// redact the value alone; the command, its flags and the name stay
+// searchable.
+func TestValueOnly(t *testing.T) {
+	basic := base64.StdEncoding.EncodeToString([]byte("svc:Zq8rT2mW9xK4"))
+	for _, tt := range []struct{ in, want string }{
+		{"mysql -h db -u app -pZq8rT2mW9xK4 -e 'select 1'", "mysql -h db -u app -p[redacted: cli-password] -e 'select 1'"},
+		{"mysqldump --user=bk --password='Zq8rT2mW' db", "mysqldump --user=bk --password='[redacted: cli-password]' db"},
+		{`curl -u "svc:Zq8rT2mW" https://ci/api`, `curl -u "svc:[redacted: basic-auth]" https://ci/api`},
+		{"Authorization: Basic " + basic, "Authorization: Basic [redacted: basic-auth]"},
+		{"DB_PASS=Zq8rT2mW # the app's", "DB_PASS=[redacted: password-assignment] # the app's"},
+		{"  MYSQL_PWD: Zq8rT2mW", "  MYSQL_PWD: [redacted: password-assignment]"},
+	} {
+		if got := (*Policy)(nil).RedactText("a.md", tt.in); got != tt.want {
+			t.Errorf("%s\n got %s\nwant %s", tt.in, got, tt.want)
 		}
 	}
 }
