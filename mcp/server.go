@@ -76,11 +76,14 @@ type Repo struct {
 
 // Limits on what one call returns, so an agent's context is not flooded.
 const (
-	maxTopK      = 50
-	maxDocLines  = 2000
-	maxDocBytes  = 256 << 10
-	defaultTopK  = 10
-	instructions = `git-kb: search this repository's docs and code (Chinese and English) at any commit.
+	maxTopK     = 50
+	maxDocLines = 2000
+	maxDocBytes = 256 << 10
+	// maxBlameBytes bounds blame_context's max_bytes, as maxDocBytes
+	// bounds get_document's text (about 64k tokens).
+	maxBlameBytes = 256 << 10
+	defaultTopK   = 10
+	instructions  = `git-kb: search this repository's docs and code (Chinese and English) at any commit.
 Start with hybrid_search (or keyword_search for exact identifiers and error messages), then read what a
 result cites with get_document, passing its citation. Citations look like <commit>:<path>#L<a>-L<b> and stay
 valid after the file changes. index_status says how fresh the index is.`
@@ -101,7 +104,8 @@ chunks, one per file, each with a snippet and a citation <commit>:<path>#L<start
 ranking (BM25 over Chinese words and split identifiers) with vector similarity when an embedder is
 configured (see index_status: dense.on); otherwise it is keyword search. Ask in Chinese or English, with
 identifiers as they appear in code. Narrow with path ("docs/", "*.go", "docs/**/*.md"). Read a hit in full
-with get_document(path=<its citation>).`,
+with get_document(path=<its citation>). top_k counts the matches; related: true lists up to 12 related files
+after them (match: related), not counted in top_k.`,
 		Annotations: ro,
 	}, recovered(t.hybridSearch))
 
@@ -144,7 +148,7 @@ changed lines and those around them (author, date, subject, #123/ABC-123 referen
 relevant to the change (runbooks, ADRs), and where the symbols it touches are defined or used elsewhere,
 with citations pinned to the base commit. range: "A..B", "A...B" (from the merge base, as a pull request),
 a single commit (against its first parent; default HEAD), or staged=true for the index against HEAD.
-max_bytes trims the least relevant items first.`,
+max_bytes (default 60000, at most 262144) trims the least relevant items first.`,
 		Annotations: ro,
 	}, recovered(t.blameContext))
 
@@ -236,12 +240,12 @@ func (t *tools) orgRepo(ctx context.Context, r *Repo, chosen bool, name string) 
 // SearchIn are hybrid_search's arguments.
 type SearchIn struct {
 	Query    string  `json:"query" jsonschema:"what to find: a question or keywords, in Chinese or English, identifiers as written in code. Operators: \"exact phrase\", -exclude, path:GLOB, -path:GLOB (drop a directory), lang:go, -lang:go, tag:x, owner:x, @path/to/file, @@Symbol"`
-	TopK     int     `json:"top_k,omitempty" jsonschema:"number of results, 1 to 50 (default 10)"`
+	TopK     int     `json:"top_k,omitempty" jsonschema:"number of matches, 1 to 50 (default 10); related results come after them and are not counted"`
 	MinScore float64 `json:"min_score,omitempty" jsonschema:"drop results scoring below this; scores are relative to the mode (BM25 for lexical, fused rank scores for hybrid), so prefer top_k"`
 	Path     string  `json:"path,omitempty" jsonschema:"only files matching these comma-separated patterns: a directory (docs/), a file, or a glob (*.go, docs/**/*.md)"`
 	Rev      string  `json:"rev,omitempty" jsonschema:"commit, branch or tag to search (default HEAD); indexed first if it is not yet"`
 	Mode     string  `json:"mode,omitempty" jsonschema:"lexical, dense or hybrid (default hybrid when an embedder is configured, else lexical)"`
-	Related  bool    `json:"related,omitempty" jsonschema:"also list, after strong matches, the definitions of names they use and the files they import or that import them (match: related)"`
+	Related  bool    `json:"related,omitempty" jsonschema:"also list, after strong matches, the definitions of names they use and the files they import or that import them (match: related): at most 12 more results, beyond top_k; the matches stay those of the same search without related"`
 	Repo     string  `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
 	Org      bool    `json:"org,omitempty" jsonschema:"search every repository published to the organisation's index (git kb publish) instead of this one; results name their repo and citations read <repo>@<commit>:<path>#L<a>-L<b>; repo:NAME in the query narrows it; hybrid when vectors of this repository's embedder are published, else lexical"`
 }
@@ -571,7 +575,7 @@ func (t *tools) contextPack(ctx context.Context, _ *sdk.CallToolRequest, in Pack
 type BlameIn struct {
 	Range    string `json:"range,omitempty" jsonschema:"A..B, A...B (from the merge base), or one commit (default HEAD)"`
 	Staged   bool   `json:"staged,omitempty" jsonschema:"explain the staged changes against HEAD instead of a range"`
-	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"trim the least relevant items until the JSON result fits (default 60000)"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"trim the least relevant items until the JSON result fits: 1 to 262144 (default 60000)"`
 	Repo     string `json:"repo,omitempty" jsonschema:"repository name from list_collections (default: the first)"`
 }
 
@@ -583,8 +587,8 @@ func (t *tools) blameContext(ctx context.Context, _ *sdk.CallToolRequest, in Bla
 	if in.Staged && in.Range != "" {
 		return nil, nil, errors.New("staged compares the index with HEAD: give no range with it")
 	}
-	if in.MaxBytes < 0 {
-		return nil, nil, fmt.Errorf("max_bytes %d: cannot be negative", in.MaxBytes)
+	if in.MaxBytes < 0 || in.MaxBytes > maxBlameBytes {
+		return nil, nil, fmt.Errorf("max_bytes %d: want 1 to %d (default 60000); for a larger change, ask for a shorter range", in.MaxBytes, maxBlameBytes)
 	}
 	if in.MaxBytes == 0 {
 		in.MaxBytes = 60000

@@ -32,13 +32,16 @@ const (
 	RelImportedBy = "imported_by"
 )
 
+// RelatedMax is how many related results a search adds, at most, after
+// its matches (which it does not change).
+const RelatedMax = 12
+
 // Limits of the related expansion: it follows the top few strong matches,
 // and adds a handful of files for each. Beyond that it is a dependency
 // listing, not search.
 const (
 	relatedSeeds       = 3
 	relatedPerKind     = 3
-	relatedMax         = 12
 	relatedMinCoverage = 0.6 // share of the query's words a match must contain to be followed
 	relatedMaxReads    = 300 // candidate files read to find importers
 	maxCallsFollowed   = 40  // names of a chunk looked up
@@ -139,7 +142,7 @@ func (s *Searcher) related(ctx context.Context, req Request, resp *Response, hit
 			return err
 		}
 		for _, f := range found {
-			if len(out) < relatedMax {
+			if len(out) < RelatedMax {
 				out = append(out, f)
 			}
 		}

@@ -451,3 +451,88 @@ func TestMCPBlameContextTooBig(t *testing.T) {
 		t.Errorf("a report that fits has notes: %q %q", msg, rep.Notes)
 	}
 }
+
+// TestMCPBlameContextMaxBytesCeiling: max_bytes has a ceiling, stated in
+// the schema, and a call over it is refused with what to ask for instead
+// of a report of any size.
+func TestMCPBlameContextMaxBytesCeiling(t *testing.T) {
+	dir := gittest.New(t, docs)
+	s := mcpSession(t, dir)
+	var rep review.Report
+	if msg := callTool(t, s, "blame_context", map[string]any{"max_bytes": 262144}, &rep); msg != "" || len(rep.Files) == 0 {
+		t.Fatalf("max_bytes at the ceiling: %q %+v", msg, rep)
+	}
+	for _, n := range []int{262145, 1 << 40} {
+		msg := callTool(t, s, "blame_context", map[string]any{"max_bytes": n}, &rep)
+		if !strings.Contains(msg, fmt.Sprintf("max_bytes %d: want 1 to 262144", n)) {
+			t.Errorf("max_bytes %d: %q, want a refusal naming the ceiling", n, msg)
+		}
+	}
+	desc := toolSchemaDesc(t, s, "blame_context", "max_bytes")
+	if !strings.Contains(desc, "1 to 262144") {
+		t.Errorf("max_bytes description %q does not state the ceiling", desc)
+	}
+}
+
+// toolSchemaDesc is the description of tool's argument arg, as the server
+// lists it.
+func toolSchemaDesc(t *testing.T, s *sdk.ClientSession, tool, arg string) string {
+	t.Helper()
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range res.Tools {
+		if tl.Name != tool {
+			continue
+		}
+		var schema struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		b, _ := json.Marshal(tl.InputSchema)
+		if err := json.Unmarshal(b, &schema); err != nil {
+			t.Fatal(err)
+		}
+		return schema.Properties[arg].Description
+	}
+	t.Fatalf("no tool %s", tool)
+	return ""
+}
+
+// TestMCPRelatedBeyondTopK: hybrid_search's related results come after
+// its top_k matches, are not counted in them, and number at most
+// search.RelatedMax, as top_k's and related's descriptions say.
+func TestMCPRelatedBeyondTopK(t *testing.T) {
+	dir := gittest.New(t, shop)
+	s := mcpSession(t, dir)
+	top := toolSchemaDesc(t, s, "hybrid_search", "top_k")
+	rel := toolSchemaDesc(t, s, "hybrid_search", "related")
+	if !strings.Contains(top, "not counted") || !strings.Contains(rel, fmt.Sprintf("at most %d more results, beyond top_k", search.RelatedMax)) {
+		t.Errorf("top_k %q, related %q: the descriptions do not say how related results count", top, rel)
+	}
+	for _, k := range []int{1, 2} {
+		var plain, r search.Response
+		if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "Charge 扣款 已退款", "top_k": k}, &plain); msg != "" {
+			t.Fatal(msg)
+		}
+		if msg := callTool(t, s, "hybrid_search", map[string]any{"query": "Charge 扣款 已退款", "top_k": k, "related": true}, &r); msg != "" {
+			t.Fatal(msg)
+		}
+		matches, related := 0, 0
+		for i, x := range r.Results {
+			if x.Related == nil {
+				if related > 0 || i >= len(plain.Results) || x.Path != plain.Results[i].Path {
+					t.Errorf("top_k %d: result %d %s: the matches differ from those without related, or follow related ones", k, i, x.Path)
+				}
+				matches++
+			} else {
+				related++
+			}
+		}
+		if matches != len(plain.Results) || matches > k || related == 0 || related > search.RelatedMax {
+			t.Errorf("top_k %d: %d matches (%d without related), %d related: %v", k, matches, len(plain.Results), related, paths(r))
+		}
+	}
+}
