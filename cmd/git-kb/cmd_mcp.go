@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -80,7 +81,7 @@ secrets inside other files come back as [redacted: <rule>].`,
 			}
 			server := mcp.NewServer(version, repos)
 			if addr == "" {
-				return server.Run(c.Context, &sdk.StdioTransport{})
+				return server.Run(c.Context, &mcp.Stdio{In: os.Stdin, Out: os.Stdout})
 			}
 			token, err := mcpToken(c.Context, e, repo, addr)
 			if err != nil {

@@ -536,3 +536,80 @@ func TestMCPRelatedBeyondTopK(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPStdioBadLine: git kb mcp (a real process over stdin/stdout)
+// answers a line that is not JSON-RPC with a JSON-RPC error and keeps
+// serving: a search after it is answered, and the server exits 0 when
+// its input ends. The SDK's reader alone ended the server at such a line.
+func TestMCPStdioBadLine(t *testing.T) {
+	dir := gittest.New(t, docs)
+	cmd := exec.Command(gitKBBinary(t), "mcp")
+	cmd.Dir, cmd.Env = dir, gittest.Env()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	// next is the first line written, in any order (the answers to
+	// concurrent requests), that holds want.
+	var seen []string
+	next := func(want string) string {
+		t.Helper()
+		deadline := time.After(time.Minute)
+		for i := 0; ; {
+			for ; i < len(seen); i++ {
+				if strings.Contains(seen[i], want) {
+					return seen[i]
+				}
+			}
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("git kb mcp ended its output waiting for %s; stderr: %s", want, stderr.String())
+				}
+				seen = append(seen, l)
+			case <-deadline:
+				t.Fatalf("no %s in %q", want, seen)
+			}
+		}
+	}
+	for _, l := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`oops, not json`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"keyword_search","arguments":{"query":"maxOpenConns"}}}`,
+	} {
+		if _, err := fmt.Fprintln(in, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next(`"id":1,"result"`)
+	if l := next(`"code":-32700`); !strings.Contains(l, `"id":null`) {
+		t.Errorf("parse error %q: want id null", l)
+	}
+	if l := next(`"id":2`); !strings.Contains(l, `"citation"`) || strings.Contains(l, `"isError":true`) {
+		t.Errorf("search after the bad line: %.300s", l)
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("git kb mcp at the end of its input: %v; stderr: %s", err, stderr.String())
+	}
+}
