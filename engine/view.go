@@ -123,7 +123,7 @@ func (k *Engine) openView(ctx context.Context, rev string, noIndex bool, blobs *
 				// postings would still match the values. Indexed again,
 				// like a commit never indexed.
 				err = errOtherPolicy
-				note("%s (%s) was indexed under another kb.secrets.allow", rev, commit.String()[:12])
+				note("%s (%s) was indexed under other secret rules or another kb.secrets.allow", rev, commit.String()[:12])
 			}
 			if err != nil {
 				db.Close()
@@ -171,7 +171,7 @@ func (k *Engine) openView(ctx context.Context, rev string, noIndex bool, blobs *
 			return nil, fmt.Errorf("commit %s is still not indexed after indexing it", commit)
 		}
 		if noIndex && err == errOtherPolicy {
-			return nil, fmt.Errorf("commit %s was indexed under another kb.secrets.allow (run git kb index --rev %s)", commit.String()[:12], rev)
+			return nil, fmt.Errorf("commit %s was indexed under other secret rules or another kb.secrets.allow (run git kb index --rev %s)", commit.String()[:12], rev)
 		}
 		if noIndex {
 			return nil, fmt.Errorf("commit %s is not indexed (run git kb index --rev %s)", commit.String()[:12], rev)
@@ -205,7 +205,7 @@ func (k *Engine) openView(ctx context.Context, rev string, noIndex bool, blobs *
 }
 
 // errOtherPolicy: the view was made under another secrets policy.
-var errOtherPolicy = errors.New("indexed under another kb.secrets.allow")
+var errOtherPolicy = errors.New("indexed under other secret rules or another kb.secrets.allow")
 
 // underPolicy returns whether a view was made under the repository's
 // current secrets policy (index.ViewsUnderPolicy).

@@ -2,9 +2,7 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,9 +26,14 @@ func SecretsPolicy(ctx context.Context, repo *gitx.Repo) (*secrets.Policy, error
 }
 
 // policyFile records the fingerprint of the policy the index's blobs were
-// redacted under. Blob records are keyed by blob and pipeline only, so
-// when kb.secrets.allow changes the next run re-derives every blob rather
-// than keep values the new policy hides (or hide ones it now allows).
+// redacted under (the rules' version and kb.secrets.allow). Blob records
+// are keyed by blob and pipeline only, so when either changes the next
+// run re-derives every blob rather than keep values the new policy hides
+// (or hide ones it now allows). Every run that publishes a view writes
+// it, and so does a pull into an empty index (AdoptPolicy). An index
+// without one was built by a git kb that wrote it only once the allow
+// list changed, under rules that may be older than these: its policy is
+// unknown, no view of it is served and the next run re-derives it.
 //
 // Once the policy has changed, the file also lists, under a "views:"
 // line, the filter fingerprints (store.View.Filter) of the views made
@@ -49,12 +52,10 @@ type policyRecord struct {
 }
 
 func readPolicy(kbDir string) policyRecord {
-	rec := policyRecord{policy: secrets.NewPolicy(nil).Fingerprint()} // an index from before the allow list was set
+	rec := policyRecord{}
 	b, err := os.ReadFile(filepath.Join(kbDir, policyFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return rec
-	} else if err != nil {
-		return policyRecord{} // unreadable: matches no policy, so all is re-derived
+	if err != nil {
+		return rec // none, or unreadable: unknown, matches no policy, so all is re-derived
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	rec.policy = strings.TrimSpace(lines[0])
@@ -82,6 +83,20 @@ func recordPolicy(kbDir, fp, filter string) error {
 		return nil
 	}
 	rec.filters[filter] = true
+	return writePolicy(kbDir, rec)
+}
+
+// AdoptPolicy records that the index's records were made under the
+// secrets policy fp, with no view made yet: what a pull into an empty
+// index does once it imported records made under fp (share.Pull checks
+// the shared view's policy is the local one), so that the run indexing
+// the pulled commit keeps them rather than re-derive an index of unknown
+// policy.
+func AdoptPolicy(kbDir, fp string) error {
+	return writePolicy(kbDir, policyRecord{policy: fp, listed: true, filters: map[string]bool{}})
+}
+
+func writePolicy(kbDir string, rec policyRecord) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nviews:\n", rec.policy)
 	fs := make([]string, 0, len(rec.filters))

@@ -369,3 +369,80 @@ func TestChinesePasswordRedacted(t *testing.T) {
 		return true
 	})
 }
+
+// TestIndexOfUnknownPolicy: an index with no policy file was built by a
+// git kb that wrote one only when kb.secrets.allow changed, so under
+// rules that may be older than these: none of its views is served and
+// the next run re-derives its records. (The allow list stands in for the
+// older rules here: a value they let through, the current ones redact.)
+func TestIndexOfUnknownPolicy(t *testing.T) {
+	keyID := fakeAWSKeyID(t)
+	dir := gittest.New(t, map[string]string{"notes.md": "# Notes\n\nOur access key id is " + keyID + " (rotated in May).\n"})
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	gittest.Git(t, dir, "config", "--add", "kb.secrets.allow", "aws-access-key")
+	if _, err := Run(ctx, repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	found := func() bool {
+		return readIndex(t, repo, func(db *store.DB) bool {
+			return anyPosting(t, db, headView(t, db, dir).Segments(), segment.Tiny().Terms(keyID)...)
+		})
+	}
+	if !found() {
+		t.Fatalf("the allowed id should have postings")
+	}
+	// What an index built by the older git kb looks like under the new
+	// rules: its records hold the value, and no file says under what.
+	gittest.Git(t, dir, "config", "--unset-all", "kb.secrets.allow")
+	if err := os.Remove(filepath.Join(repo.KBDir(), policyFile)); err != nil {
+		t.Fatal(err)
+	}
+	current := secrets.NewPolicy(nil).Fingerprint()
+	served := readIndex(t, repo, func(db *store.DB) bool { return ViewsUnderPolicy(repo.KBDir(), current)(headView(t, db, dir)) })
+	if served {
+		t.Errorf("a view of an index of unknown policy is served")
+	}
+	st, err := Run(ctx, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.AlreadyIndexed || st.BlobsNew != 1 {
+		t.Errorf("the run should re-derive the blob: %+v", st)
+	}
+	if found() {
+		t.Errorf("the re-derived view still holds the access key id")
+	}
+	served = readIndex(t, repo, func(db *store.DB) bool { return ViewsUnderPolicy(repo.KBDir(), current)(headView(t, db, dir)) })
+	if !served || indexedPolicy(repo.KBDir()) != current {
+		t.Errorf("after the run: served %v, recorded policy %q, want %q", served, indexedPolicy(repo.KBDir()), current)
+	}
+	if st, err := Run(ctx, repo, Options{}); err != nil || !st.AlreadyIndexed {
+		t.Errorf("a second run should find it indexed: %+v %v", st, err)
+	}
+}
+
+// TestAdoptPolicy: a pull into an empty index records the policy its
+// records were made under, so the run after it keeps them.
+func TestAdoptPolicy(t *testing.T) {
+	kb := t.TempDir()
+	fp := secrets.NewPolicy(nil).Fingerprint()
+	if indexedPolicy(kb) != "" {
+		t.Fatalf("no file: policy %q, want unknown", indexedPolicy(kb))
+	}
+	if err := AdoptPolicy(kb, fp); err != nil {
+		t.Fatal(err)
+	}
+	if indexedPolicy(kb) != fp || ViewsUnderPolicy(kb, fp)(&store.View{Filter: "made-before"}) {
+		t.Errorf("adopted: policy %q; a view not made since is served", indexedPolicy(kb))
+	}
+	if err := recordPolicy(kb, fp, "made-since"); err != nil {
+		t.Fatal(err)
+	}
+	if !ViewsUnderPolicy(kb, fp)(&store.View{Filter: "made-since"}) {
+		t.Errorf("a view made since is not served")
+	}
+}

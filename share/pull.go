@@ -152,7 +152,7 @@ func Pull(ctx context.Context, repo *gitx.Repo, o PullOptions) (*PullResult, err
 	// Write: one new segment of the imported records, committed at once.
 	if len(todo) > 0 || len(vecs) > 0 {
 		o.progress("importing %d records, %d vector records", len(todo), len(vecs))
-		n, err := importData(ctx, repo, o, todo, recs, vecs, mk, model, local.meta)
+		n, err := importData(ctx, repo, o, todo, recs, vecs, mk, model, local.meta, pol.Fingerprint())
 		if err != nil {
 			return nil, err
 		}
@@ -573,7 +573,14 @@ func pathsOf(ctx context.Context, repo *gitx.Repo, commit gitx.Hash, blobs []sto
 
 // importData writes the checked records as one new segment and the
 // vectors into the embedding cache, then commits the segment.
-func importData(ctx context.Context, repo *gitx.Repo, o PullOptions, blobs []store.SHA, recs map[store.SHA]*Record, vecs map[store.SHA]*Vectors, mk store.ModelKey, model *Model, local map[store.SHA]*store.BlobMeta) (int, error) {
+//
+// Into an index that holds no records yet, every record is then one made
+// under secretsFP (checkCompatible): that policy is recorded
+// (index.AdoptPolicy), so the run indexing the pulled commit keeps them
+// instead of re-deriving an index of unknown policy. An index that held
+// records already keeps the policy it recorded: when that is not the
+// current one, the next run re-derives its records, pulled ones too.
+func importData(ctx context.Context, repo *gitx.Repo, o PullOptions, blobs []store.SHA, recs map[store.SHA]*Record, vecs map[store.SHA]*Vectors, mk store.ModelKey, model *Model, local map[store.SHA]*store.BlobMeta, secretsFP string) (int, error) {
 	var total uint32
 	for _, b := range blobs {
 		total += recs[b].Header.N
@@ -583,6 +590,10 @@ func importData(ctx context.Context, repo *gitx.Repo, o PullOptions, blobs []sto
 		return 0, err
 	}
 	defer db.Close()
+	held, err := db.Segments()
+	if err != nil {
+		return 0, err
+	}
 	var seg store.Segment
 	if len(blobs) > 0 {
 		id, first, err := db.AllocSegment(total)
@@ -647,6 +658,11 @@ func importData(ctx context.Context, repo *gitx.Repo, o PullOptions, blobs []sto
 	if len(blobs) > 0 {
 		if err := db.CommitSegment(seg); err != nil {
 			return 0, err
+		}
+		if len(held) == 0 {
+			if err := index.AdoptPolicy(repo.KBDir(), secretsFP); err != nil {
+				return 0, err
+			}
 		}
 	}
 	return nvec, nil

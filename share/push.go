@@ -139,7 +139,7 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	pv := &PushedView{Rev: rev, Commit: commit.String()}
 	name := refName(ctx, repo, rev, commit)
 	pv.Ref = RefPrefix + name
-	v, err := currentView(ctx, repo, db, rev, commit, tree)
+	v, err := currentView(ctx, repo, db, rev, commit, tree, secretsFP)
 	if err != nil {
 		return nil, err
 	}
@@ -194,14 +194,19 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 
 // currentView is the index's view of rev's tree. Blob records are the
 // index's current ones: a view cut with another word list than they were
-// is not shipped under its name.
-func currentView(ctx context.Context, repo *gitx.Repo, db *store.DB, rev string, commit, tree gitx.Hash) (*store.View, error) {
+// is not shipped under its name, nor one made under other secret rules
+// or another kb.secrets.allow than secretsFP, which the manifest names
+// (its records may hold what the current rules redact).
+func currentView(ctx context.Context, repo *gitx.Repo, db *store.DB, rev string, commit, tree gitx.Hash, secretsFP string) (*store.View, error) {
 	v, err := db.View(index.PipelineVersion, store.SHA(tree))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%s (%s) is %w: run git kb index --rev %s first", rev, commit.String()[:12], ErrNotIndexed, rev)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !index.ViewsUnderPolicy(repo.KBDir(), secretsFP)(v) {
+		return nil, fmt.Errorf("%s (%s) was indexed under other secret rules or another kb.secrets.allow than the current ones: run git kb index --rev %s first", rev, commit.String()[:12], rev)
 	}
 	if vocab, err := index.VocabInForce(ctx, repo); err != nil {
 		return nil, err

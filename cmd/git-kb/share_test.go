@@ -98,6 +98,14 @@ func TestPushPullTwoClones(t *testing.T) {
 	if !pl.Exact || pl.Imported != pr.Views[0].Blobs || pl.Index == nil || pl.Index.BlobsNew != 1 {
 		t.Fatalf("pull: %+v index %+v", pl.PullResult, pl.Index)
 	}
+	// The pull recorded the policy its records were made under: the
+	// view is served, not rebuilt as one of unknown policy.
+	if _, err := os.Stat(filepath.Join(b, ".git", "kb", "secrets-policy")); err != nil {
+		t.Errorf("no secrets policy recorded by the pull: %v", err)
+	}
+	if _, errs, code := kb(t, b, "search", "--no-index", "回滚"); code != 0 {
+		t.Errorf("the pulled view is not served: exit %d %s", code, errs)
+	}
 	for _, q := range shareQueries {
 		sameResults(t, q, searchJSON(t, a, q), searchJSON(t, b, q))
 	}
@@ -132,6 +140,33 @@ func TestPushPullTwoClones(t *testing.T) {
 	}
 	for _, q := range append(shareQueries, "重启应用") {
 		sameResults(t, q, searchJSON(t, a, q), searchJSON(t, b, q))
+	}
+}
+
+// TestPushRefusesAViewOfOtherRules: a view made under other secret rules
+// than the current ones (an index from before the rules changed, with no
+// policy recorded) is not pushed under the current rules' name: its
+// records may hold what those rules redact. Indexed again, it is.
+func TestPushRefusesAViewOfOtherRules(t *testing.T) {
+	_, a, _ := shareSetup(t, docs)
+	indexJSON(t, a, "--embed", "off")
+	policy := filepath.Join(a, ".git", "kb", "secrets-policy")
+	os.Remove(policy) // as an older git kb left it
+	if _, err := os.Stat(policy); !os.IsNotExist(err) {
+		t.Fatalf("%s: %v", policy, err)
+	}
+	if _, errs, code := kb(t, a, "push", "origin"); code != 1 || !strings.Contains(errs, "other secret rules") {
+		t.Fatalf("push of a view of unknown policy: exit %d %s", code, errs)
+	}
+	if _, errs, code := kb(t, a, "search", "--no-index", "回滚"); code != 1 || !strings.Contains(errs, "other secret rules") {
+		t.Errorf("search --no-index of a view of unknown policy: exit %d %s", code, errs)
+	}
+	st := indexJSON(t, a, "--embed", "off")
+	if st.AlreadyIndexed || st.BlobsNew == 0 {
+		t.Errorf("the index of unknown policy should be re-derived: %+v", st)
+	}
+	if _, errs, code := kb(t, a, "push", "origin"); code != 0 {
+		t.Errorf("push after indexing: exit %d %s", code, errs)
 	}
 }
 
