@@ -60,6 +60,9 @@ type Settings struct {
 	MCPRepos     []string
 	MCPToken     string
 	MCPTokenFrom string
+	// MCPIdleTimeout is kb.mcp.idleTimeout: an HTTP session idle this
+	// long is ended (0: never).
+	MCPIdleTimeout time.Duration
 	// APIKey is GIT_KB_API_KEY, else OPENAI_API_KEY: never git config,
 	// which is easily shared or committed.
 	APIKey string

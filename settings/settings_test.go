@@ -50,7 +50,7 @@ func TestDefaults(t *testing.T) {
 	s := load(t, r, noEnv)
 	want := Settings{
 		MaxFileSize: 1 << 20, IndexMemoryMB: 512, StaleAfter: 365 * 24 * time.Hour, Priors: true, Expand: true, GCAuto: true,
-		ContextRatios: [3]float64{0.6, 0.35, 0.05}, GCKeepRecent: 5, MCPTokenFrom: "kb.mcp.token",
+		ContextRatios: [3]float64{0.6, 0.35, 0.05}, GCKeepRecent: 5, MCPTokenFrom: "kb.mcp.token", MCPIdleTimeout: 30 * time.Minute,
 		Embed:  Embed{BatchSize: 32, Concurrency: 2, MaxRetries: 5, Timeout: time.Minute, QueryTimeout: 1500 * time.Millisecond, Cooldown: time.Minute},
 		Chat:   Chat{Timeout: 2 * time.Minute, MaxRetries: 3},
 		Rerank: Rerank{Mode: "off", Timeout: 30 * time.Second, Concurrency: 4},

@@ -150,6 +150,9 @@ var Table = []Setting{
 			s.MCPRepos = vals
 			return nil
 		}},
+	{Key: "kb.mcp.idleTimeout", Type: "duration", Default: "30m", Accepted: "a duration like 30m or 2h, or seconds; 0: never",
+		Doc: "`git kb mcp --http`/`--listen` ends a session that sent no request for this long (its memory is freed); a client that comes back gets HTTP 404 (session not found) and must initialize a new session",
+		set: durationInto(func(s *Settings) *time.Duration { return &s.MCPIdleTimeout })},
 	{Key: "kb.mcp.token", Type: "secret", Env: []string{"GIT_KB_MCP_TOKEN"}, Secret: true, Accepted: "at least 16 characters, e.g. $(openssl rand -hex 32)",
 		Doc: "bearer token `git kb mcp --listen` requires of HTTP clients; GIT_KB_MCP_TOKEN overrides it",
 		set: func(s *Settings, _ *Setting, v string, _ []string, origin string) error {
@@ -209,14 +212,7 @@ var Table = []Setting{
 		set: msInto(0, func(s *Settings) *time.Duration { return &s.Embed.QueryTimeout })},
 	{Key: "kb.embed.cooldown", Type: "duration", Default: "60s", Accepted: "a duration like 60s or 5m, or seconds; 0: never skip",
 		Doc: "after the endpoint fails, searches skip it (lexical only) for this long",
-		set: func(s *Settings, d *Setting, v string, _ []string, _ string) error {
-			c, err := ParseSeconds(v)
-			if err != nil {
-				return d.errorf(v, "not a duration")
-			}
-			s.Embed.Cooldown = c
-			return nil
-		}},
+		set: durationInto(func(s *Settings) *time.Duration { return &s.Embed.Cooldown })},
 	{Key: "kb.ann.graphMin", Type: "int", Default: "0", Accepted: "a whole number ≥ 0 (0: never)",
 		Doc: "build an HNSW graph for vector segments of at least this many chunks; below it (and at 0) vector search is an exact scan",
 		set: intInto(0, math.MaxInt32, func(s *Settings) *int { return &s.GraphMin })},
@@ -328,6 +324,18 @@ func msInto(lo int, field func(*Settings) *time.Duration) func(*Settings, *Setti
 			return d.errorf(v, "out of range")
 		}
 		*field(s) = time.Duration(n) * time.Millisecond
+		return nil
+	}
+}
+
+// durationInto reads a duration as ParseSeconds does (90s, 2m, 120).
+func durationInto(field func(*Settings) *time.Duration) func(*Settings, *Setting, string, []string, string) error {
+	return func(s *Settings, d *Setting, v string, _ []string, _ string) error {
+		t, err := ParseSeconds(v)
+		if err != nil {
+			return d.errorf(v, "not a duration")
+		}
+		*field(s) = t
 		return nil
 	}
 }

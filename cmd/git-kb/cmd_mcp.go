@@ -54,6 +54,9 @@ without a token, and then every request needs "Authorization: Bearer <token>"
 (401 without it). Set the token once per repository, or per process:
   git config kb.mcp.token "$(openssl rand -hex 32)"
   GIT_KB_MCP_TOKEN=... git kb mcp --listen 0.0.0.0:8765
+A session that sends no request for kb.mcp.idleTimeout (default 30m; 0:
+never) is ended and its memory freed; a client that comes back gets HTTP
+404 (session not found) and must initialize a new session.
 A token that is set is required on loopback too. On loopback the server also
 refuses requests whose Host header is not a loopback name (DNS rebinding),
 and on any address requests a browser sends from another site's page.
@@ -83,11 +86,11 @@ secrets inside other files come back as [redacted: <rule>].`,
 			if addr == "" {
 				return server.Run(c.Context, &mcp.Stdio{In: os.Stdin, Out: os.Stdout})
 			}
-			token, err := mcpToken(c.Context, e, repo, addr)
+			token, idle, err := mcpHTTP(c.Context, e, repo, addr)
 			if err != nil {
 				return err
 			}
-			return serveHTTP(c.Context, e, server, addr, token)
+			return serveHTTP(c.Context, e, server, addr, token, idle)
 		},
 	}
 }
@@ -122,21 +125,22 @@ func httpAddr(loopback, any string) (string, error) {
 // minTokenLen keeps guessable tokens out: 16 characters is 64 bits of hex.
 const minTokenLen = 16
 
-// mcpToken is the bearer token HTTP clients must send: GIT_KB_MCP_TOKEN,
-// else kb.mcp.token; "" (none) is allowed on loopback addresses only.
-func mcpToken(ctx context.Context, e env, repo *gitx.Repo, addr string) (string, error) {
+// mcpHTTP reads the settings of serving HTTP: the bearer token clients
+// must send (GIT_KB_MCP_TOKEN, else kb.mcp.token; "" (none) is allowed on
+// loopback addresses only) and kb.mcp.idleTimeout.
+func mcpHTTP(ctx context.Context, e env, repo *gitx.Repo, addr string) (token string, idle time.Duration, err error) {
 	set, err := settings.Load(ctx, repo, e.getenv)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	token, from := set.MCPToken, set.MCPTokenFrom
 	switch {
 	case token != "" && len(token) < minTokenLen:
-		return "", fmt.Errorf("%s is %d characters; use at least %d, e.g. git config kb.mcp.token \"$(openssl rand -hex 32)\"", from, len(token), minTokenLen)
+		return "", 0, fmt.Errorf("%s is %d characters; use at least %d, e.g. git config kb.mcp.token \"$(openssl rand -hex 32)\"", from, len(token), minTokenLen)
 	case token == "" && !loopbackAddr(addr):
-		return "", fmt.Errorf("--listen %s serves other machines and needs a bearer token: run git config kb.mcp.token \"$(openssl rand -hex 32)\" (or set GIT_KB_MCP_TOKEN), then have clients send Authorization: Bearer <token>", addr)
+		return "", 0, fmt.Errorf("--listen %s serves other machines and needs a bearer token: run git config kb.mcp.token \"$(openssl rand -hex 32)\" (or set GIT_KB_MCP_TOKEN), then have clients send Authorization: Bearer <token>", addr)
 	}
-	return token, nil
+	return token, set.MCPIdleTimeout, nil
 }
 
 // loopbackAddr says HOST:PORT listens on loopback only ("" and 0.0.0.0
@@ -166,7 +170,7 @@ func requireToken(token string, h http.Handler) http.Handler {
 	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 }
 
-func serveHTTP(ctx context.Context, e env, server *sdk.Server, addr, token string) error {
+func serveHTTP(ctx context.Context, e env, server *sdk.Server, addr, token string, idle time.Duration) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -176,13 +180,20 @@ func serveHTTP(ctx context.Context, e env, server *sdk.Server, addr, token strin
 	// cross-origin are refused (the transport spec: validate Origin), so
 	// no web page the user opens drives the server; the token check comes
 	// first.
-	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	// An idle session is ended (kb.mcp.idleTimeout): one a client left
+	// without a DELETE would otherwise hold its memory for the server's
+	// lifetime (3,000 abandoned sessions: ~25 MB). A client that comes
+	// back gets 404, which the spec has it answer with a new session.
+	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{SessionTimeout: idle})
 	h = http.NewCrossOriginProtection().Handler(cancelOnHangUp(h))
 	note := "no token: loopback only"
 	if token != "" {
 		h, note = requireToken(token, h), "bearer token required"
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if idle > 0 {
+		note += fmt.Sprintf("; a session idle for %s ends", idle)
+	}
 	fmt.Fprintf(e.Stderr, "git kb: MCP over streamable HTTP at http://%s/ (%s)\n", ln.Addr(), note)
 	go func() {
 		<-ctx.Done()

@@ -338,8 +338,17 @@ func TestMCPDenseWithGraphs(t *testing.T) {
 // stopped when the test ends, and returns the URL it serves.
 func serveMCPHTTP(t *testing.T, dir string) string {
 	t.Helper()
-	cmd := exec.Command(gitKBBinary(t), "mcp", "--http", "127.0.0.1:0")
-	cmd.Dir, cmd.Env = dir, gittest.Env()
+	line := startServer(t, dir, gittest.Env(), "mcp", "--http", "127.0.0.1:0")
+	return strings.Fields(line[strings.Index(line, "http://"):])[0]
+}
+
+// startServer starts git-kb ARGS (an mcp server over HTTP) in dir with
+// env, and returns the first line it writes to stderr, which says where it
+// serves; the server is killed at the end of the test.
+func startServer(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(gitKBBinary(t), args...)
+	cmd.Dir, cmd.Env = dir, env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -352,7 +361,7 @@ func serveMCPHTTP(t *testing.T, dir string) string {
 	if err != nil || !strings.Contains(line, "http://") {
 		t.Fatalf("no address printed: %q %v", line, err)
 	}
-	return strings.Fields(line[strings.Index(line, "http://"):])[0]
+	return line
 }
 
 // TestMCPOverHTTP: the streamable HTTP transport, on a loopback port.
@@ -611,5 +620,53 @@ func TestMCPStdioBadLine(t *testing.T) {
 	in.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("git kb mcp at the end of its input: %v; stderr: %s", err, stderr.String())
+	}
+}
+
+// TestMCPHTTPIdleSession: over HTTP a session that sends no request for
+// kb.mcp.idleTimeout is ended; a session in use is not. The SDK's client
+// that comes back after the timeout gets an error that says the session
+// is gone ("session not found": HTTP 404), and a new session works.
+func TestMCPHTTPIdleSession(t *testing.T) {
+	dir := gittest.New(t, docs)
+	gittest.Git(t, dir, "config", "kb.mcp.idleTimeout", "2s")
+	line := startServer(t, dir, gittest.Env(), "mcp", "--http", "127.0.0.1:0")
+	if !strings.Contains(line, "a session idle for 2s ends") {
+		t.Fatalf("startup line %q: want the idle timeout", line)
+	}
+	url := strings.Fields(line[strings.Index(line, "http://"):])[0]
+	connect := func() *sdk.ClientSession {
+		t.Helper()
+		client := sdk.NewClient(&sdk.Implementation{Name: "git-kb-test", Version: "1"}, nil)
+		s, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url}, nil)
+		if err != nil {
+			t.Fatalf("connect %s: %v", url, err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	search := func(s *sdk.ClientSession) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "keyword_search", Arguments: map[string]any{"query": "maxOpenConns"}})
+		return err
+	}
+	idle, busy := connect(), connect()
+	if err := search(idle); err != nil {
+		t.Fatal(err)
+	}
+	for range 7 { // 3.5s of calls every 0.5s: never idle for 2s
+		if err := search(busy); err != nil {
+			t.Fatalf("a session in use was ended: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	// The SDK's client learns it at once, from its event stream's 404
+	// (the error's text; its type is the closed connection's).
+	if err := search(idle); err == nil || !strings.Contains(err.Error(), sdk.ErrSessionMissing.Error()) {
+		t.Fatalf("a call after 3.5s idle: %v, want the session gone", err)
+	}
+	if err := search(connect()); err != nil {
+		t.Fatalf("a new session after the timeout: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -47,7 +46,7 @@ func TestMCPTokenRules(t *testing.T) {
 				return ""
 			}}
 		}
-		got, err := mcpToken(ctx, e, repo, c.addr)
+		got, _, err := mcpHTTP(ctx, e, repo, c.addr)
 		switch {
 		case strings.HasPrefix(c.want, "error: "):
 			if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(c.want, "error: ")) {
@@ -58,7 +57,7 @@ func TestMCPTokenRules(t *testing.T) {
 		}
 	}
 	gittest.Git(t, dir, "config", "kb.mcp.token", "from-git-config-0123456789")
-	if got, err := mcpToken(ctx, noEnv, repo, "0.0.0.0:1"); err != nil || got != "from-git-config-0123456789" {
+	if got, _, err := mcpHTTP(ctx, noEnv, repo, "0.0.0.0:1"); err != nil || got != "from-git-config-0123456789" {
 		t.Errorf("kb.mcp.token: %q %v", got, err)
 	}
 }
@@ -87,19 +86,9 @@ func TestMCPListenNeedsToken(t *testing.T) {
 	}
 
 	const token = "test-token-5f0c8a1e9b7d4c3a"
-	cmd = exec.Command(bin, "mcp", "--listen", "0.0.0.0:0")
-	cmd.Dir, cmd.Env = dir, append(gittest.Env(), "GIT_KB_MCP_TOKEN="+token)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil || !strings.Contains(line, "bearer token required") {
-		t.Fatalf("start: %q %v", line, err)
+	line := startServer(t, dir, append(gittest.Env(), "GIT_KB_MCP_TOKEN="+token), "mcp", "--listen", "0.0.0.0:0")
+	if !strings.Contains(line, "bearer token required") {
+		t.Fatalf("start: %q", line)
 	}
 	addr := strings.Fields(line[strings.Index(line, "http://")+len("http://"):])[0]
 	addr = strings.TrimSuffix(addr, "/")
