@@ -172,6 +172,10 @@ func (d *DB) deadKeys(live *gcLive, st *GCStats) ([][]byte, error) {
 // st what it drops; a segment record's dropped segment joins droppedSegs.
 func (live *gcLive) dead(k []byte, st *GCStats, droppedSegs map[uint32]bool) bool {
 	switch {
+	case len(k) == 0:
+		// Only a damaged table holds one (badger refuses it from Set):
+		// no record of ours, so not gc's to drop; doctor reads the rest.
+		return false
 	case len(k) >= 2 && k[0] == 's' && k[1] == '/':
 		if seg, ok := segOf(k, 2); ok && !live.segs[seg] {
 			droppedSegs[seg] = true
