@@ -18,20 +18,26 @@ import (
 // results are already far below what anyone reads.
 const maxTextChecks = 2000
 
-// queryScope is the path side of a parsed query (path:, lang:, @file),
-// combined with the request's own scope; nil when there is none.
-func queryScope(req Request) (func(string) bool, error) {
+// inPaths is the matcher of a parsed query's path: globs, compiled once
+// for queryScope and checkFiles; nil when it has none.
+func inPaths(q *Query) (func(string) bool, error) {
+	if q == nil || len(q.Paths) == 0 {
+		return nil, nil
+	}
+	return PathScope(strings.Join(q.Paths, ","))
+}
+
+// queryScope is the path side of a parsed query (path: as matched by in,
+// lang:, @file), combined with the request's own scope; nil when there is
+// none.
+func queryScope(req Request, in func(string) bool) (func(string) bool, error) {
 	q := req.Parsed
 	var tests []func(string) bool
 	if req.Scope != nil {
 		tests = append(tests, req.Scope)
 	}
-	if q != nil && len(q.Paths) > 0 {
-		m, err := PathScope(strings.Join(q.Paths, ","))
-		if err != nil {
-			return nil, err
-		}
-		tests = append(tests, m)
+	if in != nil {
+		tests = append(tests, in)
 	}
 	if q != nil && len(q.Files) > 0 {
 		files := q.Files
@@ -126,7 +132,8 @@ func NearPaths(p string, paths iter.Seq[string], dirs bool) []string {
 // and "no results" would not say why. (A view holds only files with
 // chunks.) Only each operator alone is checked: path:docs/ lang:go in a
 // repository with both but no Go under docs/ is an honest "no results".
-func checkFiles(req Request) error {
+// in is the path: globs' matcher (inPaths).
+func checkFiles(req Request, in func(string) bool) error {
 	if req.Parsed == nil || req.View == nil {
 		return nil
 	}
@@ -151,14 +158,8 @@ func checkFiles(req Request) error {
 			return &PathError{Path: f, Near: NearPaths(f, paths, true), Commit: commit}
 		}
 	}
-	if len(q.Paths) > 0 {
-		in, err := PathScope(strings.Join(q.Paths, ","))
-		if err != nil {
-			return err
-		}
-		if !anyPath(paths, in) {
-			return &FilterError{Op: "path", Values: q.Paths, Commit: commit}
-		}
+	if in != nil && !anyPath(paths, in) {
+		return &FilterError{Op: "path", Values: q.Paths, Commit: commit}
 	}
 	if len(q.Langs) > 0 && !anyPath(paths, func(p string) bool { return langIn(chunk.Lang(p), q.Langs) }) {
 		return &FilterError{Op: "lang", Values: q.Langs, Commit: commit, Langs: viewLangs(paths)}

@@ -73,7 +73,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFiles(req); err != nil {
+	if err := checkFiles(req, q.inPaths); err != nil {
 		return nil, err
 	}
 	req.Scope = q.scope
@@ -232,6 +232,7 @@ type query struct {
 	text       string // the ranked text, as the user wrote it
 	terms      []queryTerm
 	scope      func(string) bool
+	inPaths    func(string) bool  // the path: globs alone (checkFiles)
 	expansions []expand.Expansion // what expandQuery added, before looking
 	an         *segment.Analyzer  // what cut the query (Searcher.Analyzer)
 	// spans maps an expanded word the analyzer cut into several of the
@@ -269,11 +270,15 @@ func analyze(req Request, an *segment.Analyzer) (*query, error) {
 	if req.Parsed != nil {
 		text = req.Parsed.Text
 	}
-	scope, err := queryScope(req)
+	in, err := inPaths(req.Parsed)
 	if err != nil {
 		return nil, err
 	}
-	q := &query{scope: scope, an: an, text: text}
+	scope, err := queryScope(req, in)
+	if err != nil {
+		return nil, err
+	}
+	q := &query{scope: scope, inPaths: in, an: an, text: text}
 	at := map[string]int{}
 	for _, t := range an.Terms(text) {
 		i, ok := at[t]
