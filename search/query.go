@@ -21,7 +21,8 @@ import (
 //	lang:go          only files of that language
 //	-lang:go         drop files of that language
 //	tag:x owner:x    only docs whose front-matter says so
-//	@path/to/file    only that file (or directory)
+//	@path/to/file    only that file (or directory); a bare @word that
+//	                 no path is named or near is a word (bareAtWords)
 //	@@Symbol         the chunk declaring Symbol first
 type Query struct {
 	Raw      string
@@ -36,6 +37,19 @@ type Query struct {
 	Owners   []string
 	Files    []string
 	Symbols  []string
+
+	// atWords are the @words among Files that may be words instead
+	// (bareAtWords).
+	atWords []atWord
+}
+
+// atWord is an @word of a query with no / or . in it: @runbook may be a
+// directory at the top, and @a, @Transactional or @alice a MySQL user
+// variable, a Java annotation or a mention the question quotes.
+type atWord struct {
+	file string // as in Files
+	word string // as typed
+	pos  int    // where in Text it was typed (a byte offset between words)
 }
 
 // QueryError points at the malformed part of a query.
@@ -191,6 +205,9 @@ func ParseQuery(raw string) (*Query, error) {
 				return nil, &QueryError{raw, start, "@file takes a path relative to the repository root"}
 			}
 			q.Files = append(q.Files, f)
+			if !strings.ContainsAny(f, "/.") {
+				q.atWords = append(q.atWords, atWord{file: f, word: word, pos: len(strings.Join(text, " "))})
+			}
 		default:
 			key, val, ok := strings.Cut(word, ":")
 			if !ok || !operators[strings.ToLower(key)] {

@@ -127,6 +127,75 @@ func NearPaths(p string, paths iter.Seq[string], dirs bool) []string {
 	return near
 }
 
+// bareAtWords is q with each @word that names no indexed file or
+// directory, nor any path near it (NearPaths), read as a word of the
+// question where it was typed: "SET @a 存的值" asks about a MySQL user
+// variable, "@Transactional 不生效" about a Java annotation. An @word with
+// a / or a . in it (@docs/x.md, @x.md), or one a path is near (@runbook
+// for docs/runbook/), stays a scope, which checkFiles refuses with a
+// "did you mean". q itself is left as it is.
+func bareAtWords(q *Query, paths iter.Seq[string]) *Query {
+	if q == nil || len(q.atWords) == 0 {
+		return q
+	}
+	var words []atWord
+	for _, a := range q.atWords {
+		if !namesPath(a.file, paths) && len(NearPaths(a.file, paths, true)) == 0 {
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 {
+		return q
+	}
+	c := *q
+	c.Files, c.atWords = nil, nil
+	// From the last to the first, so each offset still holds.
+	for i := len(words) - 1; i >= 0; i-- {
+		a := words[i]
+		switch {
+		case c.Text == "":
+			c.Text = a.word
+		case a.pos == 0:
+			c.Text = a.word + " " + c.Text
+		default:
+			c.Text = c.Text[:a.pos] + " " + a.word + c.Text[a.pos:]
+		}
+	}
+	for _, f := range q.Files {
+		if !slices.ContainsFunc(words, func(a atWord) bool { return a.file == f }) {
+			c.Files = append(c.Files, f)
+		}
+	}
+	for _, a := range q.atWords {
+		if !slices.Contains(words, a) {
+			c.atWords = append(c.atWords, a)
+		}
+	}
+	return &c
+}
+
+// namesPath says whether f is one of paths or a directory holding one.
+func namesPath(f string, paths iter.Seq[string]) bool {
+	f = strings.TrimSuffix(f, "/")
+	for p := range paths {
+		if p == f || strings.HasPrefix(p, f+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// viewPaths yields the paths of v's files.
+func viewPaths(v *store.View) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := range v.Entries {
+			if !yield(v.Entries[i].Path) {
+				return
+			}
+		}
+	}
+}
+
 // checkFiles refuses a query whose @paths, path: globs or lang: names
 // match no file of the view: a scope that holds nothing answers nothing,
 // and "no results" would not say why. (A view holds only files with
@@ -139,22 +208,10 @@ func checkFiles(req Request, in func(string) bool) error {
 	}
 	q := req.Parsed
 	commit := hex.EncodeToString(req.Commit[:])
-	paths := func(yield func(string) bool) {
-		for i := range req.View.Entries {
-			if !yield(req.View.Entries[i].Path) {
-				return
-			}
-		}
-	}
+	paths := viewPaths(req.View)
 	for _, f := range q.Files {
-		f = strings.TrimSuffix(f, "/")
-		named := false
-		for p := range paths {
-			if named = p == f || strings.HasPrefix(p, f+"/"); named {
-				break
-			}
-		}
-		if !named {
+		if !namesPath(f, paths) {
+			f = strings.TrimSuffix(f, "/")
 			return &PathError{Path: f, Near: NearPaths(f, paths, true), Commit: commit}
 		}
 	}

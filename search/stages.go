@@ -68,6 +68,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 
+	if req.View != nil {
+		req.Parsed = bareAtWords(req.Parsed, viewPaths(req.View))
+	}
 	t0 := time.Now()
 	q, err := analyze(req, s.analyzer())
 	if err != nil {

@@ -56,7 +56,8 @@ Query language (--literal turns it off):
   -lang:yaml          leave out files of that language
   tag:release         only docs whose front-matter tags include it
   owner:sre-team      only docs whose front-matter owner is it
-  @docs/runbook.md    only that file (or directory)
+  @docs/runbook.md    only that file (or directory); a bare @word no path
+                      is named or near (SET @uid, @Override) is a word
   @@RetryCount        the chunk that declares the symbol first
 A malformed query is refused with a caret under the bad part.
 

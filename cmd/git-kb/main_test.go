@@ -345,6 +345,10 @@ func TestAtPathNamesNothing(t *testing.T) {
 	if r := searchJSON(t, dir, "@docs/runbook/ 回滚"); len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
 		t.Errorf("@docs/runbook/: %+v", r.Results)
 	}
+	// An @word that is no path (a MySQL user variable) is a word.
+	if r := searchJSON(t, dir, "执行 SET @uid 之后 回滚"); len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
+		t.Errorf("SET @uid: %+v", r.Results)
+	}
 }
 
 // TestFilterMatchesNothing: a path: glob or a lang: that no indexed
