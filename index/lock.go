@@ -60,9 +60,9 @@ type BusyError struct {
 func (e *BusyError) Error() string {
 	who := ""
 	if e.Holder != nil {
-		who = ": " + e.Holder.String() + ","
+		who = " (" + e.Holder.String() + ")"
 	}
-	return fmt.Sprintf("%v%s still holds %s after a wait of %s", e.err, who, e.Lock, e.Waited.Round(time.Second))
+	return fmt.Sprintf("%v%s and still holds %s after a wait of %s", e.err, who, e.Lock, e.Waited.Round(time.Second))
 }
 
 func (e *BusyError) Unwrap() error { return e.err }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // TestHelperHoldLock is not a test: run by holdLock as a child process, it
@@ -151,5 +153,24 @@ func TestReadHolderGone(t *testing.T) {
 	os.WriteFile(p, []byte("not json"), 0o644)
 	if h := readHolder(p); h != nil {
 		t.Errorf("holder %+v from a damaged record", h)
+	}
+}
+
+// A holder that wrote no record (an older git-kb) is still waited for,
+// and the message reads without one.
+func TestLockHolderUnknown(t *testing.T) {
+	kbDir := t.TempDir()
+	l := flock.New(kbDir + "/index.lock")
+	if ok, err := l.TryLock(); !ok || err != nil {
+		t.Fatalf("lock: %v %v", ok, err)
+	}
+	defer l.Unlock()
+	_, err := lockIndex(context.Background(), kbDir, 0, nil)
+	var be *BusyError
+	if !errors.As(err, &be) || be.Holder != nil {
+		t.Fatalf("err %v, want a *BusyError naming no holder", err)
+	}
+	if want := "another git kb index is running and still holds " + kbDir + "/index.lock after a wait of 0s"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
