@@ -229,3 +229,29 @@ func TestEvalNamesUnrankablePaths(t *testing.T) {
 		t.Errorf("-q still warns: %s", errs)
 	}
 }
+
+// A quoted phrase that no file holds as written is ranked by its words,
+// and search answers that ranking with a note ("degraded"): the answer is
+// the search's own, not another mode's, so eval scores it as 'git kb
+// search' ranks it rather than counting an error with no results.
+func TestEvalScoresPhraseFallback(t *testing.T) {
+	dir := gittest.New(t, docs)
+	q := `"回滚 xyzzy 手册" 发布 回滚`
+	qf := writeQueries(t, "phrase.jsonl", `{"id": "p1", "query": "\"回滚 xyzzy 手册\" 发布 回滚", "relevant": ["docs/runbook/rollback.md"]}`+"\n")
+	r := searchJSON(t, dir, "-n", "10", q)
+	if !strings.Contains(r.Degraded, "as written") || len(r.Results) == 0 || r.Results[0].Path != "docs/runbook/rollback.md" {
+		t.Fatalf("search %s: degraded %q, results %v", q, r.Degraded, paths(r))
+	}
+	out, errs, code := kb(t, dir, "eval", "--json", qf)
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errs)
+	}
+	var rep evalReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval --json: %v\n%s", err, out)
+	}
+	run := rep.Runs[0]
+	if run.Summary.Errors != 0 || len(run.Rows) != 1 || run.Rows[0].FirstRank != 1 {
+		t.Fatalf("eval counted the phrase's note as a failure: summary %+v rows %+v", run.Summary, run.Rows)
+	}
+}
