@@ -59,7 +59,8 @@ Query language (--literal turns it off):
   @docs/runbook.md    only that file (or directory); a bare @word no path
                       is named or near (SET @uid, @Override) is a word
   @@RetryCount        the chunk that declares the symbol first
-A malformed query is refused with a caret under the bad part.
+A malformed query is refused with a caret under the bad part. A query that
+starts with - goes after --: git kb search -- "-path:releases/ 慢查询".
 
 Rerank. --rerank llm has the chat model (kb.chat.*) score the top 20
 results 0-10 from their heading and first lines, several at a time, and

@@ -3,6 +3,7 @@ package main
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 )
@@ -71,6 +72,9 @@ func flagOrder(app *cli.App, args []string) ([]string, error) {
 		}
 		f, takesValue := lookup(a)
 		if f == nil {
+			if queryCommands[cmd.Name] && queryLike(a) {
+				return nil, dashQuery(path, args, i)
+			}
 			return args, nil // an unknown flag: urfave/cli says so
 		}
 		if takesValue {
@@ -120,6 +124,40 @@ func flagOrder(app *cli.App, args []string) ([]string, error) {
 			moved[0], strings.Join(fixed, " "))
 	}
 	return nil, usagef("flags go before the arguments (%s after them is not read as a flag): %s", moved[0], strings.Join(fixed, " "))
+}
+
+// queryLike says whether an argument that starts with - and is no flag
+// of the command is a query that starts with an exclusion (-测试 回滚,
+// -path:releases/, -"a phrase") rather than a mistyped flag: no flag
+// name holds a space, a colon, a quote or a letter outside ASCII. An
+// exclusion has one dash; --anything is left to urfave/cli.
+func queryLike(a string) bool {
+	if strings.HasPrefix(a, "--") {
+		return false
+	}
+	name, _, _ := strings.Cut(a, "=")
+	if strings.ContainsAny(name, " \t:\"'“「") {
+		return true
+	}
+	for _, r := range name {
+		if r >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// dashQuery is the error for a query whose first argument, at args[i],
+// starts with -: urfave/cli reads it as a flag, and the line that works
+// puts -- before the query.
+func dashQuery(path, args []string, i int) error {
+	fixed := append(append([]string{"git kb"}, path...), args[1+len(path):i]...)
+	fixed = append(fixed, "--")
+	fixed = append(fixed, args[i:]...)
+	for k := 1 + len(path); k < len(fixed); k++ {
+		fixed[k] = shellQuote(fixed[k])
+	}
+	return usagef("%s is read as a flag: a query that starts with - goes after --: %s", args[i], strings.Join(fixed, " "))
 }
 
 // shellQuote quotes an argument for a command line a user can paste:

@@ -185,3 +185,40 @@ func TestUnknownFlagIsOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryStartingWithDash: a query whose first operator is an exclusion
+// (-测试 回滚, -path:releases/ 慢查询) is one argument that urfave/cli
+// reads as a flag. It was refused as "flag provided but not defined:
+// -测试 回滚", which sends the reader to the flags; the error now says
+// that a query starting with - goes after --, with the line that works,
+// and that line does work.
+func TestQueryStartingWithDash(t *testing.T) {
+	dir := gittest.New(t, docs)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "-测试 回滚"}, `git kb search -- "-测试 回滚"`},
+		{[]string{"search", "-n", "3", "-path:internal/ 回滚"}, `git kb search -n 3 -- "-path:internal/ 回滚"`},
+		{[]string{"context", "--budget", "800", `-"连接池" 回滚`}, `git kb context --budget 800 -- '-"连接池" 回滚'`},
+		{[]string{"ask", "-lang:go", "回滚"}, `git kb ask -- -lang:go 回滚`},
+	} {
+		out, errs, code := kb(t, dir, c.args...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, "goes after --") || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, errs, exitUsage, c.want)
+		}
+	}
+	r := searchJSON(t, dir, "--", "-path:internal/ 回滚")
+	if len(r.Results) == 0 {
+		t.Fatal("search -- '-path:internal/ 回滚' found nothing")
+	}
+	for _, res := range r.Results {
+		if strings.HasPrefix(res.Path, "internal/") {
+			t.Errorf("-path:internal/ kept %s", res.Path)
+		}
+	}
+	// An unknown flag that reads as a flag stays the flag error.
+	if _, errs, code := kb(t, dir, "search", "--jsn", "回滚"); code != exitUsage || !strings.Contains(errs, "git kb search --help lists its flags") {
+		t.Errorf("--jsn: exit %d %q", code, errs)
+	}
+}
