@@ -118,6 +118,34 @@ func TestManPages(t *testing.T) {
 	for _, p := range paths {
 		check("git-kb-"+strings.Join(p, "-"), findCommand(app.Commands, p).Flags)
 	}
+	// The synopsis is the command as typed, with its arguments (git kb
+	// search [options] QUERY), as git's own pages have it; urfave/cli put
+	// the page's name there (git-kb-search, no such program) over a list
+	// of flags, and the usage line after the description.
+	synopsis := func(name string) string {
+		data, _ := os.ReadFile(filepath.Join(dir, "man1", name+".1"))
+		page := string(data)
+		_, after, _ := strings.Cut(page, ".SH SYNOPSIS\n")
+		syn, _, _ := strings.Cut(after, ".SH ")
+		if strings.Contains(page, `\fBUsage\fP`) {
+			t.Errorf("%s.1 still has a Usage block after its description", name)
+		}
+		return syn
+	}
+	if syn := synopsis("git-kb"); !strings.Contains(syn, "git kb COMMAND") {
+		t.Errorf("git-kb.1 synopsis %q", syn)
+	}
+	for _, p := range paths {
+		name := "git-kb-" + strings.Join(p, "-")
+		c := findCommand(app.Commands, p)
+		syn := synopsis(name)
+		if !strings.Contains(syn, "git kb "+strings.Join(p, " ")+" ") || strings.Contains(syn, name) {
+			t.Errorf("%s.1 synopsis %q: want the command as typed, git kb %s", name, syn, strings.Join(p, " "))
+		}
+		if strings.TrimSpace(c.ArgsUsage) != "" && len(c.Subcommands) == 0 && !strings.Contains(syn, strings.ReplaceAll(c.ArgsUsage, "-", `\-`)) && !strings.Contains(syn, c.ArgsUsage) {
+			t.Errorf("%s.1 synopsis %q lacks its arguments %q", name, syn, c.ArgsUsage)
+		}
+	}
 	if n, _ := os.ReadDir(filepath.Join(dir, "man1")); len(n) != len(paths)+1 {
 		t.Errorf("%d pages for %d commands + git-kb", len(n), len(paths))
 	}

@@ -53,11 +53,12 @@ func manPages(app *cli.App) (map[string]string, error) {
 	top.Description = preformatted(app.Description) + "\n\nEach command has its own page: " + strings.Join(commandPageNames(app.Commands, "git-kb"), ", ") +
 		".\nIn a shell: git kb help COMMAND, or git kb COMMAND --help."
 	top.Commands = visible(app.Commands)
+	top.UsageText = "git kb COMMAND [options] [ARGUMENTS...]"
 	page, err := top.ToManWithSection(1)
 	if err != nil {
 		return nil, fmt.Errorf("man page git-kb: %w", err)
 	}
-	pages["git-kb.1"] = page
+	pages["git-kb.1"] = usageAsSynopsis(page)
 	var walk func(cmds []*cli.Command, prefix, spoken string) error
 	walk = func(cmds []*cli.Command, prefix, spoken string) error {
 		for _, c := range visible(cmds) {
@@ -87,7 +88,7 @@ func manPages(app *cli.App) (map[string]string, error) {
 				return fmt.Errorf("man page %s: %w", name, err)
 			}
 			// A command's flags are its own, not global ones.
-			pages[name+".1"] = strings.Replace(page, ".SH GLOBAL OPTIONS", ".SH OPTIONS", 1)
+			pages[name+".1"] = usageAsSynopsis(strings.Replace(page, ".SH GLOBAL OPTIONS", ".SH OPTIONS", 1))
 			if err := walk(c.Subcommands, name, said); err != nil {
 				return err
 			}
@@ -98,6 +99,32 @@ func manPages(app *cli.App) (map[string]string, error) {
 		return nil, err
 	}
 	return pages, nil
+}
+
+// usageAsSynopsis makes the usage line the page's SYNOPSIS, as git's
+// own pages have it (git kb search [options] QUERY). urfave/cli's
+// template puts the page's name there (git-kb-search, which is no
+// program) over a list of every flag, and the usage line after the
+// description; the flags are in OPTIONS anyway.
+func usageAsSynopsis(page string) string {
+	const usage = "\n.PP\n\\fBUsage\\fP:\n\n.EX\n"
+	i := strings.Index(page, usage)
+	s := strings.Index(page, ".SH SYNOPSIS\n")
+	if i < 0 || s < 0 || s > i {
+		return page
+	}
+	n := strings.Index(page[i+len(usage):], ".EE\n")
+	if n < 0 {
+		return page
+	}
+	line := page[i+len(usage) : i+len(usage)+n]
+	page = page[:i] + page[i+len(usage)+n+len(".EE\n"):]
+	body := s + len(".SH SYNOPSIS\n")
+	end := strings.Index(page[body:], ".SH ")
+	if end < 0 {
+		return page
+	}
+	return page[:body] + ".EX\n" + line + ".EE\n\n" + page[body+end:]
 }
 
 func visible(cmds []*cli.Command) []*cli.Command {
