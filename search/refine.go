@@ -313,11 +313,12 @@ func langIn(l string, langs []string) bool {
 
 // refine applies the parts of a parsed query that need more than paths:
 // exclusions, front-matter tags and owners, phrases, and @@Symbol, which
-// moves the chunks declaring the symbol to the front.
-func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
+// moves the chunks declaring the symbol to the front. undeclared says
+// that the query has @@Symbol and no chunk in scope declares one.
+func (s *Searcher) refine(req Request, hits []hit) (_ []hit, undeclared bool, _ error) {
 	q := req.Parsed
 	if q == nil || !q.HasFilters() {
-		return hits, nil
+		return hits, false, nil
 	}
 	v := req.View
 	// Single-word exclusions through postings; the rest by reading text.
@@ -330,7 +331,7 @@ func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
 			continue
 		}
 		if err := s.eachPosting(req, terms[0], func(p store.Posting) { excluded.Add(p.Chunk) }); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	needText := len(q.Phrases) > 0 || len(textExcludes) > 0
@@ -347,7 +348,7 @@ func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
 		if len(q.Tags) > 0 || len(q.Owners) > 0 {
 			m, err := s.blobMeta(e.Blob)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if !metaMatches(m.Meta, q.Tags, q.Owners) {
 				continue
@@ -360,7 +361,7 @@ func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
 			checked++
 			text, err := s.chunkText(e, h.chunk)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if !containsAll(text, q.Phrases) || containsAny(text, textExcludes) {
 				continue
@@ -377,8 +378,9 @@ func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
 	if len(q.Symbols) > 0 {
 		defs, err := s.definitions(req, q.Symbols)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		undeclared = len(defs) == 0
 		var rest []hit
 		found := map[uint32]bool{}
 		for _, c := range defs {
@@ -408,7 +410,7 @@ func (s *Searcher) refine(req Request, hits []hit) ([]hit, error) {
 		}
 		out = append(lead, rest...)
 	}
-	return out, nil
+	return out, undeclared, nil
 }
 
 // definitions finds the live, in-scope chunks that declare one of syms:

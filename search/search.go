@@ -410,7 +410,8 @@ const (
 	// NoteDense: the vector side is off, failed, or covers part of the
 	// view, or some repositories' vectors cannot be compared (org).
 	NoteDense NoteKind = iota + 1
-	// NotePhrase: no file holds a quoted phrase as written.
+	// NotePhrase: no file holds a quoted phrase as written, or declares
+	// an @@Symbol; the query's words are ranked instead.
 	NotePhrase
 	// NoteUnread: files git could not read (UnreadNote; Unread lists them).
 	NoteUnread

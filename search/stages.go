@@ -129,7 +129,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		t0 = time.Now()
 		ordered()
 		all := hits
-		if hits, err = s.refine(req, hits); err != nil {
+		var undeclared bool
+		if hits, undeclared, err = s.refine(req, hits); err != nil {
 			return nil, err
 		}
 		if len(hits) == 0 && len(all) > 0 && len(req.Parsed.Phrases) > 0 {
@@ -140,13 +141,19 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 			loose.Phrases = nil
 			wide := req
 			wide.Parsed = &loose
-			if hits, err = s.refine(wide, all); err != nil {
+			if hits, undeclared, err = s.refine(wide, all); err != nil {
 				return nil, err
 			}
 			if len(hits) > 0 { // else the other filters left nothing: not the phrase's doing
 				// After the vector side's note (no embedder, vectors missing).
 				resp.Degrade(NotePhrase, fmt.Sprintf("no file holds %s as written: these results hold its words", quoteAll(req.Parsed.Phrases)))
 			}
+		}
+		if undeclared && len(hits) > 0 {
+			// @@Symbol found no declaration: its words ranked alone,
+			// which an answer that said nothing would pass off as the
+			// declaration's (an @path that names nothing is refused).
+			resp.Degrade(NotePhrase, fmt.Sprintf("no indexed file declares %s: these results hold its words", symbolsOf(req.Parsed.Symbols)))
 		}
 		lap("filter", t0)
 	}
@@ -1611,6 +1618,16 @@ func quoteAll(phrases []string) string {
 		q[i] = strconv.Quote(p)
 	}
 	return strings.Join(q, " and ")
+}
+
+// symbolsOf writes @@Symbol operators back as the query had them:
+// @@RetryCount, or @@A or @@B.
+func symbolsOf(syms []string) string {
+	q := make([]string, len(syms))
+	for i, sym := range syms {
+		q[i] = "@@" + sym
+	}
+	return strings.Join(q, " or ")
 }
 
 // aboutNorms is BM25F's length normalisation of the summary field

@@ -58,7 +58,8 @@ Query language (--literal turns it off):
   owner:sre-team      only docs whose front-matter owner is it
   @docs/runbook.md    only that file (or directory); a bare @word no path
                       is named or near (SET @uid, @Override) is a word
-  @@RetryCount        the chunk that declares the symbol first
+  @@RetryCount        the chunk that declares the symbol first (if none
+                      does, its words are ranked and "degraded" says so)
 A malformed query is refused with a caret under the bad part. A query that
 starts with - goes after --: git kb search -- "-path:releases/ 慢查询".
 

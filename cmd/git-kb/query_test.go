@@ -100,6 +100,25 @@ func TestQueryLanguage(t *testing.T) {
 	}
 }
 
+// TestSymbolNotDeclared: @@Symbol that no chunk declares ranks the
+// query's words alone, and the answer says so ("degraded", a line on
+// stderr), as a phrase no file holds does, rather than passing word
+// matches off as the declaration; one that is declared says nothing.
+func TestSymbolNotDeclared(t *testing.T) {
+	dir := gittest.New(t, docs)
+	r := searchJSON(t, dir, "重试 @@RetryLimit")
+	if len(r.Results) == 0 || !strings.Contains(r.Degraded, "no indexed file declares @@RetryLimit") {
+		t.Errorf("@@RetryLimit: degraded %q, results %v", r.Degraded, paths(r))
+	}
+	if r := searchJSON(t, dir, "重试 @@RetryCount"); len(r.Results) == 0 || r.Results[0].Path != "internal/retry/retry.go" || r.Degraded != "" {
+		t.Errorf("@@RetryCount: degraded %q, results %v", r.Degraded, paths(r))
+	}
+	_, errs, code := kb(t, dir, "search", "重试 @@RetryLimit")
+	if code != exitOK || !strings.Contains(errs, "no indexed file declares @@RetryLimit: these results hold its words") {
+		t.Errorf("text: exit %d, stderr %q", code, errs)
+	}
+}
+
 // TestTraditionalChinese: docs in traditional characters are found by a
 // question in simplified ones and the other way round, and highlights
 // mark the words as the document writes them.
