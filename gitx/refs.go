@@ -2,7 +2,10 @@ package gitx
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // RefTips returns the commits that refs under the given prefixes point at
@@ -43,6 +46,37 @@ func (r *Repo) ExistingCommits(ctx context.Context, shas []string) (map[string]b
 		}
 	}
 	return have, nil
+}
+
+// SinceDate is the time git log --since=date starts at: git reads dates
+// approximately, and a phrase it does not understand as now.
+func (r *Repo) SinceDate(ctx context.Context, date string) (time.Time, error) {
+	out, err := r.git(ctx, nil, "rev-parse", "--since="+date)
+	if err != nil {
+		return time.Time{}, err
+	}
+	s, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "--max-age=")
+	if !ok {
+		return time.Time{}, fmt.Errorf("git rev-parse --since=%q said %q", date, strings.TrimSpace(string(out)))
+	}
+	sec, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("git rev-parse --since=%q said %q", date, strings.TrimSpace(string(out)))
+	}
+	return time.Unix(sec, 0).UTC(), nil
+}
+
+// CommitTime is the committer date of rev's commit.
+func (r *Repo) CommitTime(ctx context.Context, rev string) (time.Time, error) {
+	out, err := r.git(ctx, nil, "log", "-1", "--format=%ct", rev, "--")
+	if err != nil {
+		return time.Time{}, err
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("git log -1 --format=%%ct %s said %q", rev, strings.TrimSpace(string(out)))
+	}
+	return time.Unix(sec, 0).UTC(), nil
 }
 
 // ChangedSince lists the paths that commits reachable from rev changed

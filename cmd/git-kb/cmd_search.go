@@ -223,6 +223,18 @@ func sinceScope(c *cli.Context, e env, repo *gitx.Repo, since string) (func(stri
 	if cut := repo.ShallowCommits(); cut != nil {
 		notifier(e, c.Bool("quiet"))("--since: this is a shallow clone, history stops at %s; files changed only before it are not found (git fetch --unshallow for all)", engine.Shortest(cut))
 	}
+	if len(changed) == 0 {
+		// Nothing can match: say why, with the date as git read it (a
+		// phrase git does not understand reads as now), rather than a
+		// bare "no results".
+		from, err1 := repo.SinceDate(c.Context, since)
+		last, err2 := repo.CommitTime(c.Context, rev)
+		if err1 == nil && err2 == nil {
+			const layout = "2006-01-02 15:04 MST"
+			notifier(e, c.Bool("quiet"))("--since %q: no commit of %s is that recent (git reads the date as %s; the newest commit is from %s)",
+				since, rev, from.Format(layout), last.Format(layout))
+		}
+	}
 	return func(p string) bool { return changed[p] }, nil
 }
 

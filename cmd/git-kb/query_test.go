@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-kb/git-kb/gitx/gittest"
 )
@@ -116,6 +117,27 @@ func TestSymbolNotDeclared(t *testing.T) {
 	_, errs, code := kb(t, dir, "search", "重试 @@RetryLimit")
 	if code != exitOK || !strings.Contains(errs, "no indexed file declares @@RetryLimit: these results hold its words") {
 		t.Errorf("text: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestSinceNothingRecent: a --since date later than every commit (or a
+// phrase git reads as now) matches no file; the search says why on
+// stderr, with the date as git read it and the newest commit's, instead
+// of a bare "no results".
+func TestSinceNothingRecent(t *testing.T) {
+	dir := gittest.New(t, docs) // gittest commits are dated 2026-01-02
+	for _, c := range []struct{ since, want string }{
+		{"2030-01-01", `--since "2030-01-01": no commit of HEAD is that recent (git reads the date as 2030-01-01`},
+		{"the day after tomorrow-ish", `--since "the day after tomorrow-ish": no commit of HEAD is that recent (git reads the date as ` + time.Now().UTC().Format("2006-01-02")},
+	} {
+		out, errs, code := kb(t, dir, "search", "--since", c.since, "回滚")
+		if code != exitOK || !strings.Contains(out, "no results") || !strings.Contains(errs, c.want) || !strings.Contains(errs, "the newest commit is from 2026-01-02") {
+			t.Errorf("--since %q: exit %d, stdout %q, stderr %q; want %q", c.since, code, out, errs, c.want)
+		}
+	}
+	// A date that some commit passes says nothing more.
+	if _, errs, code := kb(t, dir, "search", "--since", "2025-12-01", "回滚"); code != exitOK || strings.Contains(errs, "--since") {
+		t.Errorf("--since 2025-12-01: exit %d, stderr %q", code, errs)
 	}
 }
 
