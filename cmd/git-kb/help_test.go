@@ -150,3 +150,31 @@ func TestManPages(t *testing.T) {
 		t.Errorf("%d pages for %d commands + git-kb", len(n), len(paths))
 	}
 }
+
+// TestUnknownCommand: a command name git kb does not have (a typo) is one
+// line that says so, suggests the command meant and where the list is,
+// exit 2; urfave/cli said "No help topic for 'serach'", as if help had
+// been asked for.
+func TestUnknownCommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serach", "回滚"}, `"serach" is not a git kb command; did you mean search? (git kb help lists the commands)`},
+		{[]string{"stauts"}, `"stauts" is not a git kb command; did you mean status? (git kb help lists the commands)`},
+		{[]string{"hooks", "instal"}, `"instal" is not a git kb hooks command; did you mean install? (git kb help hooks lists the commands)`},
+		{[]string{"frobnicate"}, `"frobnicate" is not a git kb command (git kb help lists the commands)`},
+	} {
+		out, errs, code := kb(t, dir, c.args...)
+		if code != exitUsage || out != "" || strings.TrimSpace(errs) != "git kb: "+c.want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, errs, exitUsage, c.want)
+		}
+	}
+	// Commands, help and flags still reach urfave/cli.
+	for _, args := range [][]string{{"help"}, {"help", "hooks"}, {"hooks", "help", "install"}, {"version"}, {"--version"}, {"hooks", "h"}} {
+		if _, errs, code := kb(t, dir, args...); code != exitOK {
+			t.Errorf("%q: exit %d %q", args, code, errs)
+		}
+	}
+}

@@ -116,6 +116,9 @@ func run(ctx context.Context, args []string, e env) (code int) {
 	app := newApp(e)
 	args, err := helpArgs(app, args)
 	if err == nil {
+		err = unknownCommand(app, args)
+	}
+	if err == nil {
 		args, err = flagOrder(app, args)
 	}
 	if err == nil {

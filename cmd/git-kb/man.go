@@ -44,6 +44,75 @@ func helpArgs(app *cli.App, args []string) ([]string, error) {
 	return append(append([]string{args[0]}, topic...), "--help"), nil
 }
 
+// unknownCommand refuses a command name git kb does not have, at any
+// level (git kb serach, git kb hooks instal), with the one meant if a
+// name is close; urfave/cli answered "No help topic for 'serach'".
+func unknownCommand(app *cli.App, args []string) error {
+	cmds, spoken := app.Commands, "git kb"
+	for _, a := range args[1:] {
+		if len(cmds) == 0 || a == "" || a[0] == '-' {
+			return nil
+		}
+		var found *cli.Command
+		for _, c := range cmds {
+			if c.HasName(a) {
+				found = c
+			}
+		}
+		if found == nil {
+			if spoken != "git kb" && (a == "help" || a == "h") {
+				return nil // urfave/cli's help of a command with subcommands
+			}
+			helpCmd := "git kb help" + strings.TrimPrefix(spoken, "git kb")
+			if near := closestCommand(cmds, a); near != "" {
+				return usagef("%q is not a %s command; did you mean %s? (%s lists the commands)", a, spoken, near, helpCmd)
+			}
+			return usagef("%q is not a %s command (%s lists the commands)", a, spoken, helpCmd)
+		}
+		cmds, spoken = found.Subcommands, spoken+" "+found.Name
+	}
+	return nil
+}
+
+// closestCommand is the visible command whose name is within two edits of
+// name (a typo), else "".
+func closestCommand(cmds []*cli.Command, name string) string {
+	best, bestD := "", 3
+	for _, c := range visible(cmds) {
+		if d := editDistance(name, c.Name); d < bestD {
+			best, bestD = c.Name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Damerau-Levenshtein distance (optimal string
+// alignment) of a and b, in runes: a swap of two neighbours is one edit.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
 // manPages renders a page for git-kb and one per command and subcommand
 // (git-kb-search.1, git-kb-hooks-install.1, ...), keyed by file name.
 func manPages(app *cli.App) (map[string]string, error) {
