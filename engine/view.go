@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/git-kb/git-kb/gitx"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/git-kb/git-kb/index"
@@ -176,7 +177,11 @@ func (k *Engine) openView(ctx context.Context, rev string, noIndex bool, blobs *
 		if noIndex {
 			return nil, fmt.Errorf("commit %s is not indexed (run git kb index --rev %s)", commit.String()[:12], rev)
 		}
-		note("indexing %s (%s) before the first search of it...", rev, commit.String()[:12])
+		if short := commit.String()[:12]; len(rev) >= 7 && strings.HasPrefix(commit.String(), strings.ToLower(rev)) {
+			note("indexing %s before the first search of it...", short) // a SHA: once
+		} else {
+			note("indexing %s (%s) before the first search of it...", rev, short)
+		}
 		st, err := IndexCommit(ctx, repo, commit.String(), k.opt)
 		if err != nil {
 			// A commit that cannot be indexed now (disk full, read-only,

@@ -197,3 +197,21 @@ func TestBlameContextMerge(t *testing.T) {
 		t.Errorf("root commit: %+v", rr)
 	}
 }
+
+// TestIndexingNoteNamesCommitOnce: the note that a commit is indexed
+// first names it as the user did and by its short SHA; blame-context
+// passes the base's full SHA, which the note printed in full and then
+// again shortened ("indexing 7a37185e6304...4b08 (7a37185e6304)").
+func TestIndexingNoteNamesCommitOnce(t *testing.T) {
+	dir := gittest.New(t, docs)
+	gittest.Commit(t, dir, "more", map[string]string{"docs/more.md": "# 回滚补充\n\n回滚前先通知值班。\n"})
+	base := strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD~1"))
+	_, errs, code := kb(t, dir, "blame-context")
+	if code != exitOK || !strings.Contains(errs, "indexing "+base[:12]+" before the first search of it") || strings.Contains(errs, base) {
+		t.Errorf("blame-context: exit %d, stderr %q", code, errs)
+	}
+	_, errs, code = kb(t, dir, "search", "--rev", "HEAD", "回滚")
+	if code != exitOK || !strings.Contains(errs, "indexing HEAD (") {
+		t.Errorf("search --rev HEAD: exit %d, stderr %q", code, errs)
+	}
+}
