@@ -14,6 +14,21 @@ func statusCommand(e env) *cli.Command {
 	return &cli.Command{
 		Name:  "status",
 		Usage: "show what is indexed: commits, sizes, format versions",
+		Description: `Prints, one line each:
+  index    where the index is, its size on disk and its segments (one per
+           indexing run; git kb gc drops those no kept commit uses)
+  format   the index's format and pipeline versions, this git-kb's in
+           parentheses; after an upgrade, the pipeline the index was
+           created with and whether an older git-kb's records are left
+           (git kb gc drops them)
+  HEAD     whether HEAD is indexed (else the next search indexes it)
+  dense    vector search on or off (and why), HEAD's vector coverage
+  views    each indexed commit (* is HEAD): its tree, when it was indexed,
+           its files, chunks and terms, and whether it was indexed here or
+           pulled from a remote (git kb pull)
+
+--json has the same for scripts, plus last_indexed and behind_head (how
+many commits HEAD is ahead of the last indexed one; 0 = fresh).`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			repo, err := openRepo(e)
@@ -57,7 +72,11 @@ func statusCommand(e env) *cli.Command {
 			} else {
 				fmt.Fprintf(e.Stdout, "dense:    off: %s\n", rep.Dense.Off)
 			}
-			fmt.Fprintf(e.Stdout, "views:    %d indexed commits\n", len(rep.Views))
+			commits := "commits"
+			if len(rep.Views) == 1 {
+				commits = "commit"
+			}
+			fmt.Fprintf(e.Stdout, "views:    %d indexed %s\n", len(rep.Views), commits)
 			for _, v := range rep.Views {
 				mark := " "
 				if v.IsHead {

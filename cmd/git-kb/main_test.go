@@ -404,6 +404,14 @@ func TestStatusAndRepoUntouched(t *testing.T) {
 	if !rep.Exists || !rep.HeadIndex || len(rep.Views) != 1 || rep.Views[0].Chunks == 0 || rep.SizeBytes == 0 || rep.Format != store.FormatVersion {
 		t.Fatalf("status: %+v", rep)
 	}
+	// One view is one commit, not "1 indexed commits"; the help says
+	// what each line means (it had no description at all).
+	if out, _, code := kb(t, dir, "status"); code != 0 || !strings.Contains(out, "views:    1 indexed commit\n") {
+		t.Errorf("status: %d\n%s", code, out)
+	}
+	if out, _, code := kb(t, dir, "status", "--help"); code != 0 || !strings.Contains(out, "DESCRIPTION:") || !strings.Contains(out, "behind_head") {
+		t.Errorf("status --help: %d\n%s", code, out)
+	}
 	if after := gittest.Git(t, dir, "status", "--porcelain", "--ignored"); after != before {
 		t.Fatalf("git status changed:\n%s\nvs\n%s", before, after)
 	}
