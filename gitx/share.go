@@ -260,6 +260,10 @@ func parseSize(s string) int64 {
 	return int64(v * mult)
 }
 
+// lastLines is the gist of git's stderr: its last n lines, progress left
+// out, after the first "fatal:" line when that is earlier, since git
+// says the cause first ("fatal: 'x' does not appear to be a git
+// repository") and generic advice last.
 func lastLines(s string, n int) string {
 	var keep []string
 	for _, l := range strings.Split(s, "\n") {
@@ -272,8 +276,19 @@ func lastLines(s string, n int) string {
 		}
 		keep = append(keep, l)
 	}
+	first := -1
+	for i, l := range keep {
+		if strings.HasPrefix(l, "fatal:") {
+			first = i
+			break
+		}
+	}
 	if len(keep) > n {
-		keep = keep[len(keep)-n:]
+		if first >= 0 && first < len(keep)-n {
+			keep = append([]string{keep[first]}, keep[len(keep)-n:]...)
+		} else {
+			keep = keep[len(keep)-n:]
+		}
 	}
 	return strings.Join(keep, "; ")
 }
