@@ -45,8 +45,8 @@ func TestLongLinesMatchAsWhole(t *testing.T) {
 		for _, long := range []string{l + " " + pad, half + " " + l + " " + half, pad + " " + l} {
 			lower := lowerASCII(nil, long)
 			for _, r := range rules {
-				if !slices.ContainsFunc(r.keywords, func(k string) bool { return strings.Contains(ll, k) }) {
-					continue // the line is no candidate for r, or only for the base64 around it
+				if r.lineKeyword || !slices.ContainsFunc(r.keywords, func(k string) bool { return strings.Contains(ll, k) }) {
+					continue // searched whole, or the line is no candidate for r (or only for the base64 around it)
 				}
 				want := r.re().FindAllStringSubmatchIndex(long, -1)
 				got := matchesAround(r, long, lower)
@@ -80,12 +80,42 @@ func BenchmarkFindLongLine(b *testing.B) {
 	}
 }
 
+// TestMatchesHoldKeywords: a rule without lineKeyword finds only matches
+// that hold one of its keywords (what searching a long line around them
+// relies on), on every line of the corpus.
+func TestMatchesHoldKeywords(t *testing.T) {
+	n := 0
+	for _, set := range []string{"found.txt", "clean.txt"} {
+		for _, c := range loadCases(t, set) {
+			for _, l := range strings.Split(c.text, "\n") {
+				lower := string(lowerASCII(nil, l))
+				for _, r := range rules {
+					if r.lineKeyword {
+						continue
+					}
+					for _, m := range r.re().FindAllStringIndex(l, -1) {
+						n++
+						if !slices.ContainsFunc(r.keywords, func(k string) bool { return strings.Contains(lower[m[0]:m[1]], k) }) {
+							t.Errorf("%s matches %q in %q, which holds none of %q: give the rule lineKeyword", r.id, l[m[0]:m[1]], l, r.keywords)
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d matches in the corpus", n)
+	}
+}
+
 // TestLongLineRedacted: secrets in a line longer than longLine are found
-// and redacted, one in the middle, one longer than keywordReach, and the
-// line keeps its length in lines (one).
+// and redacted, one in the middle, one longer than keywordReach, one
+// further than that from its rule's keyword (curl ... -u user:password),
+// and the line stays one line.
 func TestLongLineRedacted(t *testing.T) {
 	key := base64.StdEncoding.EncodeToString([]byte("-----BEGIN RSA PRIVATE KEY-----\n" + filler(2, 3*keywordReach) + "\n-----END RSA PRIVATE KEY-----\n"))
-	text := filler(4, longLine) + " id AKIAIOSFODNN7EXAMPLE " + filler(5, longLine) + " client-key-data: " + key + "\nnext line\n"
+	text := filler(4, longLine) + " id AKIAIOSFODNN7EXAMPLE " + filler(5, longLine) + " client-key-data: " + key +
+		" curl --silent " + filler(6, 2*keywordReach) + " -u deploy:Zq8rT2mW9xK4 https://ci.example.com\nnext line\n"
 	var p *Policy
 	red, fs := p.Redact("config.txt", text)
 	var rules []string
@@ -95,10 +125,10 @@ func TestLongLineRedacted(t *testing.T) {
 			t.Errorf("finding %+v: want line 1", f)
 		}
 	}
-	if !slices.Equal(rules, []string{"aws-access-key", privateKeyRule}) {
-		t.Errorf("rules %v, want aws-access-key and %s", rules, privateKeyRule)
+	if !slices.Equal(rules, []string{"aws-access-key", privateKeyRule, "basic-auth"}) {
+		t.Errorf("rules %v, want aws-access-key, %s and basic-auth", rules, privateKeyRule)
 	}
-	if strings.Contains(red, "AKIAIOSFODNN7EXAMPLE") || strings.Contains(red, key[len(key)/2:len(key)/2+64]) {
+	if strings.Contains(red, "AKIAIOSFODNN7EXAMPLE") || strings.Contains(red, key[len(key)/2:len(key)/2+64]) || strings.Contains(red, "Zq8rT2mW9xK4") {
 		t.Errorf("a secret survives redaction")
 	}
 	if strings.Count(red, "\n") != 2 || !strings.HasSuffix(red, "\nnext line\n") {

@@ -33,6 +33,11 @@ type rule struct {
 	// keywords are lowercase substrings; the rule runs only on lines
 	// holding one of them (the cheap prefilter).
 	keywords []string
+	// lineKeyword says the keywords tell the line's kind (a curl or
+	// mysql command) and a match need not hold one (-u user:pass). A
+	// rule without it finds only matches that hold one of its keywords,
+	// which lets a long line be searched around them (matches).
+	lineKeyword bool
 	// re is compiled on first use (lazyRE).
 	re func() *regexp.Regexp
 	// group is the submatch that is the secret (0: the whole match).
@@ -254,8 +259,9 @@ var rules = []*rule{
 		valid: basicCredentials,
 	},
 	{
-		id:       "basic-auth",
-		keywords: []string{"curl"},
+		id:          "basic-auth",
+		keywords:    []string{"curl"},
+		lineKeyword: true,
 		// curl -u user:password, --user user:password (curl asks for a
 		// password given none).
 		re:    lazyRE(`(?:^|\s)(?:-u\s*|--user[=\s]\s*)(["']?)([^\s"'` + "`" + `:|;&]*):([^\s"'` + "`" + `|;&]+)`),
@@ -265,8 +271,9 @@ var rules = []*rule{
 		},
 	},
 	{
-		id:       "cli-password",
-		keywords: []string{"mysql", "mariadb"},
+		id:          "cli-password",
+		keywords:    []string{"mysql", "mariadb"},
+		lineKeyword: true,
 		// mysql -pPASSWORD (mysql asks for a password given -p alone;
 		// -P is the port).
 		re:    lazyRE(`-p["']?([^\s"'` + "`" + `|;&)]+)`),

@@ -190,10 +190,11 @@ func (p *Policy) find(file, text string, lower []byte, blocks []Finding) []Findi
 // A line longer than longLine (a minified bundle, a base64 blob, a
 // one-line JSON dump) is not searched whole by each rule whose keyword it
 // holds somewhere: a rule runs on the bytes within keywordReach of its
-// own keywords. Every rule's match holds one of its keywords near its
-// start, so it lies inside those windows; a match that touches a window's
-// edge inside the line might run on beyond it, and then the rule searches
-// the whole line after all, as it does a shorter line. Scanning a 70 MB
+// own keywords. A rule's match holds one of its keywords (but for a rule
+// with lineKeyword, which searches such a line whole), so it lies inside
+// those windows; a match that touches a window's edge inside the line
+// might run on beyond it, and then the rule searches the whole line after
+// all, as it does a shorter line. Scanning a 70 MB
 // base64 line whole took every rule that found a keyword somewhere in it
 // about half a second a megabyte, at indexing and again for each search
 // result in it.
@@ -205,7 +206,7 @@ const (
 // matches returns r's submatch indexes in line (lower is line with ASCII
 // lowercased), as FindAllStringSubmatchIndex returns them.
 func matches(r *rule, line string, lower []byte) [][]int {
-	if len(line) <= longLine {
+	if len(line) <= longLine || r.lineKeyword {
 		return r.re().FindAllStringSubmatchIndex(line, -1)
 	}
 	return matchesAround(r, line, lower)
