@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // checkRanges asserts every chunk's text is exactly its cited lines (or a
@@ -221,5 +222,33 @@ func TestAbout(t *testing.T) {
 	}
 	if d := Split("doc.md", "---\ndescription: |\n  a\n  b\nowner: x\n---\n"); d.Meta["owner"] != "x" {
 		t.Errorf("the key after a block scalar: Meta %v, want owner x", d.Meta)
+	}
+}
+
+// TestLongLineInEveryKind: a line longer than Max, in any kind of file,
+// is cut into pieces that all cite that line, are valid UTF-8 (cut
+// between runes, never inside one), and put together are the line; the
+// heading it gives a declaration is valid UTF-8 too.
+func TestLongLineInEveryKind(t *testing.T) {
+	line := "function abcde" + strings.Repeat("数据库连接池打满。retryCount=3;", 1000) + "(a) {"
+	text := "// 注释\n" + line + "\n}\nend\n"
+	for _, p := range []string{"a.js", "a.ts", "a.go", "a.py", "a.c", "a.java", "a.md", "a.txt", "a.json", "a.sql"} {
+		d := Split(p, text)
+		checkRanges(t, text, d)
+		var pieces strings.Builder
+		for _, c := range d.Chunks {
+			if !utf8.ValidString(c.Text) || !utf8.ValidString(c.Heading) {
+				t.Errorf("%s: chunk L%d-L%d: text or heading %q is not valid UTF-8", p, c.StartLine, c.EndLine, c.Heading)
+			}
+			if c.StartLine <= 2 && c.EndLine >= 2 && len(c.Text) > Max {
+				t.Errorf("%s: chunk L%d-L%d holds %d bytes, more than Max", p, c.StartLine, c.EndLine, len(c.Text))
+			}
+			if c.StartLine == 2 && c.EndLine == 2 {
+				pieces.WriteString(c.Text)
+			}
+		}
+		if pieces.String() != line {
+			t.Errorf("%s: the pieces citing line 2 hold %d bytes, the line %d", p, pieces.Len(), len(line))
+		}
 	}
 }

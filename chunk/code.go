@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Lang names a file's language from its name.
@@ -168,6 +169,9 @@ func chunkDecls(ls []string, decls []decl) []Chunk {
 	return out
 }
 
+// maxHeading is the longest heading a declaration's first line gives, in bytes.
+const maxHeading = 120
+
 // firstCodeLine is the declaration's signature: the first line that is not
 // a comment, trimmed.
 func firstCodeLine(ls []string) string {
@@ -177,8 +181,14 @@ func firstCodeLine(ls []string) string {
 			continue
 		}
 		t = strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(t, "{")), ":")
-		if len(t) > 120 {
-			t = t[:120]
+		if len(t) > maxHeading {
+			// Cut on a rune boundary: a minified file's first line
+			// is all heading, and a cut rune is not text.
+			n := maxHeading
+			for n > 0 && !utf8.RuneStart(t[n]) {
+				n--
+			}
+			t = t[:n]
 		}
 		return t
 	}

@@ -49,4 +49,7 @@ package index
 //	   front-matter block scalars (description: >) are read
 //	12: traditional Chinese characters are analyzed as simplified ones
 //	   (segment.Normalize), so questions and docs in either script meet
-const PipelineVersion = 12
+//	13: a run of more than 1,000 base64 or hex characters (segment.MaxDataRun)
+//	   is encoded data and yields no terms; a declaration's heading is
+//	   cut between runes
+const PipelineVersion = 13

@@ -146,7 +146,21 @@ func wordSpans(text string) ([]Span, []hanRun) {
 // order. Terms and Spans cut text the same way because both use it; fold
 // folds full-width characters as Normalize does, for a text not
 // normalized yet (Spans keeps the original's offsets).
+//
+// Words inside encoded data (see dataRuns) are not passed to word.
 func scanRuns(text string, fold bool, word, han func(start, end int)) {
+	if data := dataRuns(text, fold); len(data) > 0 {
+		inner := word
+		word = func(start, end int) {
+			for len(data) > 0 && data[0][1] <= start {
+				data = data[1:]
+			}
+			if len(data) > 0 && data[0][0] < end {
+				return // overlaps encoded data
+			}
+			inner(start, end)
+		}
+	}
 	hanStart, wordStart := -1, -1
 	flushWord := func(end int) {
 		if wordStart >= 0 {
@@ -186,6 +200,60 @@ func scanRuns(text string, fold bool, word, han func(start, end int)) {
 }
 
 type hanRun struct{ start, end int }
+
+// MaxDataRun is the longest run of base64 or hex characters (ASCII
+// letters, digits, + / = _ -) without a space or other punctuation whose
+// words are terms. A longer run is encoded data (a base64 blob, a data:
+// URI, a dump of digits or a hash list run together), not words anyone
+// searches for: it yields no terms. Each of its pieces would be a term of
+// its own, nearly all of them distinct, and a 70 MB base64 file made
+// millions of them, the bulk of that file's indexing time and memory.
+const MaxDataRun = 1000
+
+// dataRuns returns the byte ranges of text's runs longer than MaxDataRun
+// (with fold, full-width characters count as their ASCII forms, as
+// scanRuns reads them).
+func dataRuns(text string, fold bool) [][2]int {
+	if len(text) <= MaxDataRun {
+		return nil
+	}
+	var out [][2]int
+	start, n := -1, 0 // the current run's start byte and its length in characters
+	end := func(i int) {
+		if start >= 0 && n > MaxDataRun {
+			out = append(out, [2]int{start, i})
+		}
+		start, n = -1, 0
+	}
+	for i := 0; i < len(text); {
+		b, size := text[i], 1
+		if b >= utf8.RuneSelf {
+			// Only a full-width form of an ASCII character can be data.
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			if fold && r >= 0x3000 {
+				if f := foldRune(r); f < utf8.RuneSelf {
+					b = byte(f)
+				}
+			}
+		}
+		if b < utf8.RuneSelf && isDataByte(b) {
+			if start < 0 {
+				start = i
+			}
+			n++
+		} else {
+			end(i)
+		}
+		i += size
+	}
+	end(len(text))
+	return out
+}
+
+func isDataByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '+' || b == '/' || b == '=' || b == '_' || b == '-'
+}
 
 // foldRune is Normalize's width folding for one rune.
 func foldRune(r rune) rune {
