@@ -126,10 +126,38 @@ func highlight(rs []Result, terms []string) {
 
 // clip shortens s to snippetRunes runes, keeping the first match in view.
 func clip(s string, terms []string) string {
-	rs := []rune(s)
-	if len(rs) <= snippetRunes {
+	n := utf8.RuneCountInString(s)
+	if n <= snippetRunes {
 		return s
 	}
+	from := clipFrom(s, terms)
+	to := min(n, from+snippetRunes)
+	// Runes from..to of s, each invalid byte one U+FFFD, as []rune has
+	// them, without a []rune of s: that was four bytes per byte of a
+	// one-line file of megabytes.
+	var b strings.Builder
+	if from > 0 {
+		b.WriteString("…")
+	}
+	i := 0
+	for _, r := range s {
+		if i >= to {
+			break
+		}
+		if i >= from {
+			b.WriteRune(r)
+		}
+		i++
+	}
+	if to < n {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// clipFrom is the rune of s a clipped snippet starts at: a quarter of
+// the snippet before the first match of terms, 0 without one.
+func clipFrom(s string, terms []string) int {
 	low := strings.ToLower(s)
 	first := len(low)
 	for _, t := range terms {
@@ -137,19 +165,10 @@ func clip(s string, terms []string) string {
 			first = i
 		}
 	}
-	from := 0
-	if first < len(low) {
-		from = max(0, utf8.RuneCountInString(low[:first])-snippetRunes/4)
+	if first == len(low) {
+		return 0
 	}
-	to := min(len(rs), from+snippetRunes)
-	out := string(rs[from:to])
-	if from > 0 {
-		out = "…" + out
-	}
-	if to < len(rs) {
-		out += "…"
-	}
-	return out
+	return max(0, utf8.RuneCountInString(low[:first])-snippetRunes/4)
 }
 
 // Snippet is the snippet of lines start..end (1-based) for the analyzed
