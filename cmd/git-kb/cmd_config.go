@@ -22,10 +22,11 @@ prints it), the command line (git -c), an environment variable, or
 are case-insensitive in their last part, as in git: kb.embed.batchsize is
 kb.embed.batchSize.
 
-Secrets (kb.mcp.token, GIT_KB_API_KEY) show whether and where they are
-set, never their value; a URL is shown without its user:password@. A value git kb refuses is listed with the reason,
-and the command exits 1: the commands that read it fail until it is
-fixed. kb.* keys git kb does not know (a typo?) are listed at the end.
+Secrets (kb.mcp.token, GIT_KB_API_KEY) show whether and where they are set,
+never their value; a URL is shown without its user:password@. A value git
+kb refuses is listed with the reason, and the command exits 1: the commands
+that read it fail until it is fixed. kb.* keys git kb does not know (a
+typo?) are listed at the end.
 
 Settings are ordinary git config; set them with git, not with this command:
   git config kb.embed.batchSize 64           # this repository

@@ -60,11 +60,11 @@ dense, hybrid and rerank need an embedder or judge configured, as for
 'git kb search'. An answer that comes back degraded (the endpoint failed,
 no vectors yet) counts as an error with no results, so a mode is never
 measured on another mode's answers (a quoted phrase no file holds as
-written is no such answer: its words are ranked and scored). Each question is asked of every
-configuration in turn, a different one first each time, so what one
-search leaves warm speeds all alike and the latencies compare. Under the
-table, the questions whose first relevant file moved, against the first
-configuration (15 each; -v lists all):
+written is no such answer: its words are ranked and scored). Each question
+is asked of every configuration in turn, a different one first each time,
+so what one search leaves warm speeds all alike and the latencies compare.
+Under the table, the questions whose first relevant file moved, against the
+first configuration (15 each; -v lists all):
   lexical --ranking -focus against lexical: 2 questions moved (0 up, 2 down; first relevant rank)
     docs-d-002  6 -> 10  同一条 GROUP BY 查询每次返回的行顺序都不一样，是不是 bug
 

@@ -31,8 +31,9 @@ func mcpCommand(e env) *cli.Command {
 		Usage: "serve the knowledge base to AI agents (Model Context Protocol)",
 		Description: `Runs an MCP server for the repository you are in, over stdio by default.
 Tools: hybrid_search, keyword_search, get_document, context_pack,
-blame_context, list_collections, index_status. All are read-only; a search of a commit that is not indexed
-indexes it first. Results cite <commit>:<path>#L<a>-L<b>.
+blame_context, list_collections, index_status. All are read-only; a search
+of a commit that is not indexed indexes it first. Results cite
+<commit>:<path>#L<a>-L<b>.
 
 The server keeps the repository, the analyzer and decoded vectors (and the
 HNSW graphs, when kb.ann.graphMin built them) in memory between calls, and

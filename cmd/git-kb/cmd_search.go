@@ -65,17 +65,17 @@ starts with - goes after --: git kb search -- "-path:releases/ 慢查询".
 
 Rerank. --rerank llm has the chat model (kb.chat.*) score the top 20
 results 0-10 from their heading and first lines, several at a time, and
-caches the scores by the query's words and the chunk, so asking again
-costs no calls; --rerank endpoint posts them to a cross-encoder /rerank
-API (git config kb.rerank.baseURL, kb.rerank.model: TEI, Jina, Cohere
-style). The judge's score is blended with the fusion rank (0.7 / 0.3) so a
-strong exact match is not buried; --json shows rerank_score and
-rank_before_rerank; --min-score N drops what the judge scored below N
-(without a rerank it is refused). If the judge fails, results stay in fusion order and
-"degraded" says so. The chat model is asked for the number only; a reply
-that is something else ("Passage [1] is relevant...") is no score, not 1:
-that result keeps its place and "degraded" names the model and quotes the
-reply. Default: kb.rerank.mode, else off.
+caches the scores by the query's words and the chunk, so asking again costs
+no calls; --rerank endpoint posts them to a cross-encoder /rerank API (git
+config kb.rerank.baseURL, kb.rerank.model: TEI, Jina, Cohere style). The
+judge's score is blended with the fusion rank (0.7 / 0.3) so a strong exact
+match is not buried; --json shows rerank_score and rank_before_rerank;
+--min-score N drops what the judge scored below N (without a rerank it is
+refused). If the judge fails, results stay in fusion order and "degraded"
+says so. The chat model is asked for the number only; a reply that is
+something else ("Passage [1] is relevant...") is no score, not 1: that
+result keeps its place and "degraded" names the model and quotes the reply.
+Default: kb.rerank.mode, else off.
 
 Doc health. Front-matter confidence: deprecated (or status: deprecated)
 halves a document's score and marks it [deprecated]; last_reviewed older
@@ -112,16 +112,16 @@ Org-wide. --org searches every repository published to the organisation's
 Weaviate index (git kb publish; kb.org.url) instead of this one: the same
 results and JSON, plus "repo" and "commit" per result, citations
 <repo>@<commit>:<path>#L<a>-L<b>, and repo:NAME / -repo:NAME in the query.
-It ranks as local search does (-v shows where the time went, --explain
-the parts of each score). With an embedder configured here and vectors of
-the same model published (git kb publish writes them from an embedded
-repository), it is hybrid: the query is embedded here and Weaviate's
-hybrid query (BM25F over our terms and the vector) ranks the chunks, as
-measured best; --fusion rrf or dbsf instead fuses Weaviate's nearest
-chunks with the lexical ranking above as local hybrid search does.
---alpha (kb.org.alpha, 0.25) weighs the vector side of Weaviate's fusion.
-Vectors of another model are never compared: search says so (--json:
-"degraded") and answers lexically for them. An endpoint that is down or slow is an error after
+It ranks as local search does (-v shows where the time went, --explain the
+parts of each score). With an embedder configured here and vectors of the
+same model published (git kb publish writes them from an embedded
+repository), it is hybrid: the query is embedded here and Weaviate's hybrid
+query (BM25F over our terms and the vector) ranks the chunks, as measured
+best; --fusion rrf or dbsf instead fuses Weaviate's nearest chunks with the
+lexical ranking above as local hybrid search does. --alpha (kb.org.alpha,
+0.25) weighs the vector side of Weaviate's fusion. Vectors of another model
+are never compared: search says so (--json: "degraded") and answers
+lexically for them. An endpoint that is down or slow is an error after
 kb.org.timeoutMs; local search is not touched.
   git kb search --org "发布失败后如何回滚 repo:team/deploy"`,
 		Flags: append([]cli.Flag{

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 )
@@ -177,4 +178,25 @@ func TestUnknownCommand(t *testing.T) {
 			t.Errorf("%q: exit %d %q", args, code, errs)
 		}
 	}
+}
+
+// TestHelpProseWraps: the prose of every command's help (lines that do
+// not start with a space: examples and tables are indented) fits 80
+// columns, as the rest of it is wrapped; lines edited in place had grown
+// to 120 and wrapped mid-word in an 80-column terminal.
+func TestHelpProseWraps(t *testing.T) {
+	app := newApp(env{})
+	var walk func(cmds []*cli.Command, prefix string)
+	walk = func(cmds []*cli.Command, prefix string) {
+		for _, c := range cmds {
+			name := prefix + " " + c.Name
+			for _, l := range strings.Split(c.Description, "\n") {
+				if l != "" && l[0] != ' ' && utf8.RuneCountInString(l) > 80 {
+					t.Errorf("%s --help: a line of %d columns: %s", name, utf8.RuneCountInString(l), l)
+				}
+			}
+			walk(c.Subcommands, name)
+		}
+	}
+	walk(app.Commands, "git kb")
 }
