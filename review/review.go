@@ -153,6 +153,10 @@ func Explain(ctx context.Context, o Options) (*Report, error) {
 	if len(sections) != len(files) {
 		return nil, fmt.Errorf("git diff listed %d files but the patch has %d sections", len(files), len(sections))
 	}
+	if o.Staged && len(files) == 0 {
+		// "0 files changed" alone reads like a failure to find them.
+		rep.Notes = append(rep.Notes, "nothing is staged: git add the changes to explain, or name a commit or range")
+	}
 	rep.Files = make([]File, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, o.Parallel)

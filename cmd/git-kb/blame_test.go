@@ -215,3 +215,24 @@ func TestIndexingNoteNamesCommitOnce(t *testing.T) {
 		t.Errorf("search --rev HEAD: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestBlameContextNothingStaged: --staged with nothing staged says so,
+// rather than a bare "0 files changed" report.
+func TestBlameContextNothingStaged(t *testing.T) {
+	dir := gittest.New(t, docs)
+	out, errs, code := kb(t, dir, "blame-context", "--staged")
+	if code != exitOK || !strings.Contains(out, "0 files changed") || !strings.Contains(out, "nothing is staged: git add the changes to explain") {
+		t.Errorf("--staged: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	if r := blameJSON(t, dir, "--staged"); len(r.Files) != 0 || len(r.Notes) != 1 || !strings.HasPrefix(r.Notes[0], "nothing is staged") {
+		t.Errorf("--staged --json: files %d notes %q", len(r.Files), r.Notes)
+	}
+	// Something staged: no such note.
+	if err := os.WriteFile(filepath.Join(dir, "docs", "new.md"), []byte("# 新\n\n回滚。\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, dir, "add", "docs/new.md")
+	if r := blameJSON(t, dir, "--staged"); len(r.Files) != 1 || len(r.Notes) != 0 {
+		t.Errorf("staged file: files %d notes %q", len(r.Files), r.Notes)
+	}
+}
