@@ -40,7 +40,7 @@ Examples:
 			revFlag, jsonFlag, quietFlag,
 			&cli.IntFlag{Name: "budget", Value: 6000, Usage: "tokens of sources given to the model"},
 			&cli.BoolFlag{Name: "no-stream", Usage: "wait for the whole answer instead of streaming it"},
-			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid"},
+			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid (default: hybrid with an embedder configured, else lexical)"},
 			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 sources first: off, llm or endpoint (default kb.rerank.mode or off)"},
 		},
 		Action: func(c *cli.Context) error {

@@ -38,7 +38,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, json or xml"},
 			jsonFormatFlag,
 			&cli.StringFlag{Name: "ratios", Usage: "budget shares of whole documents, sections and reserve (default kb.context.ratios or 0.6,0.35,0.05)"},
-			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid (default: hybrid with an embedder configured)"},
+			&cli.StringFlag{Name: "mode", Usage: "retrieval: lexical, dense or hybrid (default: hybrid with an embedder configured, else lexical)"},
 			&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 before packing: off, llm or endpoint (default kb.rerank.mode or off; see git kb search --help)"},
 			&cli.BoolFlag{Name: "related", Usage: "pack, right after each strong match, the definitions it uses and the files it imports or is imported by (see git kb search --help)"},
 		},

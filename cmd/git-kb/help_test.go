@@ -200,3 +200,25 @@ func TestHelpProseWraps(t *testing.T) {
 	}
 	walk(app.Commands, "git kb")
 }
+
+// TestModeFlagsSayTheDefault: every command that takes --mode says what
+// it does without one, as search does (ask said nothing, context only
+// half: hybrid with an embedder, and not what it is without one).
+func TestModeFlagsSayTheDefault(t *testing.T) {
+	app := newApp(env{})
+	n := 0
+	for _, p := range commandPaths(app.Commands, nil) {
+		for _, f := range findCommand(app.Commands, p).Flags {
+			if f.Names()[0] != "mode" {
+				continue
+			}
+			n++
+			if u := f.(*cli.StringFlag).Usage; !strings.Contains(u, "default: hybrid with an embedder configured, else lexical") {
+				t.Errorf("git kb %s --mode: %q", strings.Join(p, " "), u)
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("only %d --mode flags found", n)
+	}
+}
