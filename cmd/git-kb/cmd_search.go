@@ -265,6 +265,10 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 	default:
 		return search.Request{}, usagef("--mode %s: want lexical, dense or hybrid", mode)
 	}
+	if fusion == "weaviate" {
+		// The help names it, for --org, whose own check takes it.
+		return search.Request{}, usagef("--fusion weaviate is Weaviate's own fusion, for git kb search --org only; without --org, want rrf or dbsf")
+	}
 	if fusion != search.FusionRRF && fusion != search.FusionDBSF {
 		return search.Request{}, usagef("--fusion %s: want rrf or dbsf", fusion)
 	}

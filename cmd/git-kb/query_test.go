@@ -168,3 +168,17 @@ func TestTraditionalChinese(t *testing.T) {
 		t.Errorf(`-"上一个稳定" kept the page that says 上一個穩定: %v`, paths(r))
 	}
 }
+
+// TestFusionWeaviateWithoutOrg: the help names --fusion weaviate (for
+// --org); without --org it was refused as "want rrf or dbsf", as if the
+// help were wrong. The refusal says where it belongs.
+func TestFusionWeaviateWithoutOrg(t *testing.T) {
+	dir := gittest.New(t, docs)
+	qf := writeQueries(t, "q.jsonl", evalQueries)
+	for _, args := range [][]string{{"search", "--fusion", "weaviate", "回滚"}, {"eval", "--compare", "lexical --fusion weaviate", qf}} {
+		_, errs, code := kb(t, dir, args...)
+		if code != exitUsage || !strings.Contains(errs, "--fusion weaviate is Weaviate's own fusion, for git kb search --org only") {
+			t.Errorf("%q: exit %d %q", args, code, errs)
+		}
+	}
+}
