@@ -85,7 +85,7 @@ var Table = []Setting{
 			return nil
 		}},
 	{Key: "kb.priors", Type: "bool", Default: "true", Accepted: "true or false",
-		Doc: "demote tests (×0.5), examples (×0.6) and tables of constants (×0.3) in the ranking; false turns it off (`--no-priors` for one search)",
+		Doc: "demote, by what a file is, tests (×0.5), examples (×0.6), tables of constants (×0.3), release notes, versioned migrations and AI-agent instructions (×0.5), string tables (×0.6), references (×0.7) and Go files built for one minority platform (×0.7) in the ranking (`--explain` names each); false turns them all off (`--no-priors` for one search)",
 		set: boolInto(func(s *Settings) *bool { return &s.Priors })},
 	{Key: "kb.expand", Type: "bool", Default: "true", Accepted: "true or false",
 		Doc: "expand query words across Chinese and English (built-in glossary, CC-CEDICT); false turns it off (`--no-expand` for one search)",

@@ -266,3 +266,40 @@ func TestReferencePrior(t *testing.T) {
 		t.Errorf("a name that is no entry: %v, want the GC page first", got)
 	}
 }
+
+// TestNoPriorsSaysWhatItTurnsOff: --no-priors (and kb.priors false) turn
+// off every file-kind demotion, release notes' among them, and their help
+// says so; it named tests, examples and data tables only.
+func TestNoPriorsSaysWhatItTurnsOff(t *testing.T) {
+	files := map[string]string{"CHANGELOG.md": "# Changelog\n\n## v1.2\n\n- 回滚脚本支持指定版本。\n"}
+	for p, text := range docs {
+		files[p] = text
+	}
+	dir := gittest.New(t, files)
+	prior := func(args ...string) string {
+		for _, r := range searchJSON(t, dir, append(args, "回滚 脚本 指定")...).Results {
+			if r.Path == "CHANGELOG.md" {
+				if r.Prior == nil {
+					return "none"
+				}
+				return r.Prior.Kind
+			}
+		}
+		return "not found"
+	}
+	if got := prior(); got != "changelog" {
+		t.Fatalf("CHANGELOG.md prior %q, want changelog", got)
+	}
+	if got := prior("--no-priors"); got != "none" {
+		t.Errorf("--no-priors: CHANGELOG.md prior %q", got)
+	}
+	out, _, _ := kb(t, dir, "search", "--help")
+	flag := out[strings.Index(out, "--no-priors"):]
+	flag = flag[:strings.Index(flag, "\n")]
+	cfg, _, _ := kb(t, dir, "config", "kb.priors")
+	for what, text := range map[string]string{"search --help": flag, "config kb.priors": cfg} {
+		if !strings.Contains(text, "release notes") {
+			t.Errorf("%s does not say release notes are no longer demoted: %s", what, text)
+		}
+	}
+}
