@@ -21,6 +21,9 @@ var qualityFloors = map[string]struct{ mrr, hit10 float64 }{
 	"docs":    {0.76, 0.91},
 	"code":    {0.68, 0.86},
 	"polaris": {0.56, 0.80},
+	// docs-more2 (stop 35: 60 questions on pages no other set uses,
+	// weakest on symptoms) measured 0.670 / 0.883 when it was written.
+	"docs-more2": {0.64, 0.85},
 }
 
 // evalSets returns the query files of a set: the shared dev set (beside
@@ -71,6 +74,7 @@ func TestQualityFloorDocs(t *testing.T) {
 	// The same questions in traditional characters hold the same floor:
 	// both scripts are analyzed alike.
 	checkFloor(t, dir, "docs", []string{hantSet("docs")})
+	checkFloor(t, dir, "docs-more2", []string{filepath.Join("..", "..", "testdata", "eval", "docs-more2.jsonl")})
 }
 
 // hantSet is a testdata/eval set's questions in traditional characters
