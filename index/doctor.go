@@ -141,7 +141,17 @@ func checkViews(ctx context.Context, repo *gitx.Repo, db *store.DB, emb llm.Embe
 	if len(refs) == 0 {
 		add("views", "warn", "the index holds no commit", "run: git kb index")
 	} else {
-		add("views", "ok", fmt.Sprintf("%d of %d indexed commits are consistent with git (%d gone from git)", okViews, len(refs), gone), "")
+		msg := fmt.Sprintf("%d of %d indexed commits are consistent with git (%d gone from git)", okViews, len(refs), gone)
+		switch {
+		case len(refs) != 1:
+		case okViews == 1:
+			msg = "the indexed commit is consistent with git"
+		case gone == 1:
+			msg = "the indexed commit is gone from git"
+		default:
+			msg = "the indexed commit is not consistent with git"
+		}
+		add("views", "ok", msg, "")
 	}
 	return out
 }

@@ -95,8 +95,12 @@ git-kb uses the same index.`,
 				}
 				return nil
 			}
-			fmt.Fprintf(e.Stdout, "kept %d indexed commits; %s %d (%d views, %d files, %d segments, %d keys)\n",
-				rep.RefsKept, verb, rep.RefsDropped, rep.ViewsDropped, rep.BlobsDropped, rep.SegmentsDropped, rep.KeysDeleted)
+			commits := "commits"
+			if rep.RefsKept == 1 {
+				commits = "commit"
+			}
+			fmt.Fprintf(e.Stdout, "kept %d indexed %s; %s %d (%d views, %d files, %d segments, %d keys)\n",
+				rep.RefsKept, commits, verb, rep.RefsDropped, rep.ViewsDropped, rep.BlobsDropped, rep.SegmentsDropped, rep.KeysDeleted)
 			if rep.DeadChunks > 0 {
 				fmt.Fprintf(e.Stdout, "%d chunks in kept segments are used by no kept commit; their postings stay until the whole segment goes\n(to rebuild compactly: rm -rf %s && git kb index)\n", rep.DeadChunks, index.DBDir(repo))
 			}

@@ -78,6 +78,13 @@ func TestGCKeepsBranchHeadsAndRecentDropsTheRest(t *testing.T) {
 func TestGCDropsWholeSegmentsAndCommitsGoneFromGit(t *testing.T) {
 	dir := gittest.New(t, map[string]string{"a.md": "# 甲\n\n" + strings.Repeat("证书轮换步骤。", 200) + "\n"})
 	indexJSON(t, dir)
+	// One commit is one commit, not "1 of 1 indexed commits".
+	if out, _, _ := kb(t, dir, "doctor"); !strings.Contains(out, "the indexed commit is consistent with git") {
+		t.Errorf("doctor of one commit:\n%s", out)
+	}
+	if out, _, _ := kb(t, dir, "gc", "--dry-run"); !strings.Contains(out, "kept 1 indexed commit;") {
+		t.Errorf("gc of one commit:\n%s", out)
+	}
 	// Rewrite history: the first commit's content is replaced, and once
 	// git has pruned it, its view is the only thing using segment 1.
 	gittest.Git(t, dir, "rm", "-q", "a.md")
