@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -197,6 +198,37 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspecs ...string) (*T
 func (r *Repo) Push(ctx context.Context, remote string, refspecs ...string) (*Transfer, error) {
 	args := append([]string{"push", "--progress", "--no-verify", remote}, refspecs...)
 	return r.transfer(ctx, "push", remote, args)
+}
+
+// ErrStale means a leased push was refused: a remote ref no longer held
+// the value the lease expected (someone else pushed to it).
+var ErrStale = errors.New("the remote ref changed since it was last fetched")
+
+// PushLeased pushes refspecs, each remote ref in leases only if the remote
+// still holds the value given (the zero hash: only if it has no such ref),
+// whatever the update (git push --force-with-lease=REF:OLD). A refused
+// lease is an error wrapping ErrStale; nothing of it is updated.
+func (r *Repo) PushLeased(ctx context.Context, remote string, leases map[string]Hash, refspecs ...string) (*Transfer, error) {
+	args := []string{"push", "--progress", "--no-verify"}
+	refs := make([]string, 0, len(leases))
+	for ref := range leases {
+		refs = append(refs, ref)
+	}
+	sort.Strings(refs)
+	for _, ref := range refs {
+		old := ""
+		if h := leases[ref]; !h.IsZero() {
+			old = h.String()
+		}
+		args = append(args, "--force-with-lease="+ref+":"+old)
+	}
+	args = append(append(args, remote), refspecs...)
+	t, err := r.transfer(ctx, "push", remote, args)
+	var re *RemoteError
+	if errors.As(err, &re) && strings.Contains(re.Msg, "(stale info)") {
+		return t, fmt.Errorf("%w: %w", ErrStale, err)
+	}
+	return t, err
 }
 
 func (r *Repo) transfer(ctx context.Context, op, remote string, args []string) (*Transfer, error) {

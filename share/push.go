@@ -43,6 +43,11 @@ type PushedView struct {
 	Withheld int    `json:"withheld_secrets"`
 	Filtered int    `json:"filtered"`
 	Parent   string `json:"parent,omitempty"`
+	// Unchanged: the remote's ref (as last pulled or pushed) already
+	// holds this very view; no new commit was made for it.
+	Unchanged bool `json:"unchanged,omitempty"`
+
+	tracked gitx.Hash // the remote's ref as last pulled or pushed; zero: none
 }
 
 // PushResult is what Push did.
@@ -52,15 +57,28 @@ type PushResult struct {
 	Objects int          `json:"objects_sent"`
 	Bytes   int64        `json:"bytes_sent"`
 	Skipped []string     `json:"skipped,omitempty"` // revisions not indexed
-	Seconds float64      `json:"seconds"`
+	// UpToDate: every view was unchanged; the remote already had them all.
+	UpToDate bool    `json:"up_to_date"`
+	Seconds  float64 `json:"seconds"`
 }
 
 // ErrNotIndexed means a revision to push has no view.
 var ErrNotIndexed = errors.New("not indexed")
 
+// ErrRemoteMoved means a shared ref on the remote is not what this clone
+// last pulled or pushed: another clone pushed to it. Nothing of it was
+// replaced.
+var ErrRemoteMoved = errors.New("not pushed")
+
 // Push writes the views of revs as refs/kb/1/<name> and pushes them.
 // With several revisions (--all-branches), those not indexed are skipped
 // and listed; with one, that is an error.
+//
+// A view replaces the remote's ref of its name (a view is whole, not a
+// change), but only the value this clone last pulled or pushed: when
+// another clone pushed since, the push is refused (ErrRemoteMoved) rather
+// than destroy what this clone has not seen. A view identical to the one
+// the remote's ref holds makes no new commit: pushing it changes nothing.
 func Push(ctx context.Context, repo *gitx.Repo, o PushOptions) (*PushResult, error) {
 	began := time.Now()
 	res := &PushResult{Remote: secrets.RedactURL(o.Remote)}
@@ -79,6 +97,7 @@ func Push(ctx context.Context, repo *gitx.Repo, o PushOptions) (*PushResult, err
 		return nil, err
 	}
 	var refspecs []string
+	leases := map[string]gitx.Hash{}
 	for _, rev := range o.Revs {
 		pv, err := writeView(ctx, repo, db, o, pol.Fingerprint(), rev)
 		if errors.Is(err, ErrNotIndexed) && len(o.Revs) > 1 {
@@ -90,14 +109,27 @@ func Push(ctx context.Context, repo *gitx.Repo, o PushOptions) (*PushResult, err
 			return nil, err
 		}
 		res.Views = append(res.Views, *pv)
-		refspecs = append(refspecs, "+"+pv.Ref+":"+pv.Ref)
+		refspecs = append(refspecs, pv.Ref+":"+pv.Ref)
+		leases[pv.Ref] = pv.tracked
 	}
 	db.Close()
+	res.UpToDate = len(res.Views) > 0
+	for _, v := range res.Views {
+		res.UpToDate = res.UpToDate && v.Unchanged
+	}
 	if len(refspecs) == 0 || o.DryRun {
 		res.Seconds = time.Since(began).Seconds()
 		return res, nil
 	}
-	t, err := repo.Push(ctx, o.Remote, refspecs...)
+	// Unchanged views are pushed too, as they are: git sends nothing for
+	// them, and their leases still check the remote has not moved.
+	t, err := repo.PushLeased(ctx, o.Remote, leases, refspecs...)
+	if errors.Is(err, gitx.ErrStale) {
+		var re *gitx.RemoteError
+		errors.As(err, &re)
+		return nil, fmt.Errorf("%w: a view on %s changed since this clone last pulled or pushed it (another clone pushed), and is not replaced unseen: run git kb pull %s, then push again (git: %s)",
+			ErrRemoteMoved, res.Remote, res.Remote, re.Msg)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +219,23 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	kc, err := repo.WriteCommit(ctx, pv.Ref, parent, msg, files)
 	if err != nil {
 		return nil, err
+	}
+	// The remote's ref as this clone last saw it: the push's lease, and
+	// if it holds this very tree, the commit to keep.
+	if th, err := repo.RevParse(ctx, TrackingPrefix(o.Remote)+name+"^{commit}"); err == nil {
+		pv.tracked = th
+		kt, err1 := repo.RevParse(ctx, kc.String()+"^{tree}")
+		tt, err2 := repo.RevParse(ctx, th.String()+"^{tree}")
+		if err1 == nil && err2 == nil && kt == tt {
+			if err := repo.UpdateRef(ctx, pv.Ref, th); err != nil {
+				return nil, err
+			}
+			kc, pv.Unchanged = th, true
+			pv.Parent = ""
+			if p, err := repo.RevParse(ctx, th.String()+"^"); err == nil {
+				pv.Parent = p.String()
+			}
+		}
 	}
 	pv.KBCommit = kc.String()
 	return pv, nil

@@ -49,6 +49,11 @@ Nothing is pushed of files your filters skip (secret-looking paths,
 push refuses if the index holds data of paths not in the commit. Records
 hold no text: search results are always read from git.
 
+A pushed view replaces the remote's ref of its name, but only the one
+this clone last pulled or pushed: if another clone pushed since, the push
+is refused (run git kb pull, then push again). A view the remote already
+has is not pushed again: "nothing new to push".
+
 REMOTE defaults to git config kb.share.remote, else origin. The commit
 must be indexed first (git kb index).
 
@@ -95,9 +100,21 @@ Examples:
 			if c.Bool("json") {
 				return writeJSON(e.Stdout, res)
 			}
+			if res.UpToDate {
+				if len(res.Views) == 1 {
+					v := res.Views[0]
+					fmt.Fprintf(e.Stdout, "nothing new to push: %s already has the view of %s on %s (commit %s)\n", res.Remote, v.Commit[:12], v.Ref, v.KBCommit[:12])
+				} else {
+					fmt.Fprintf(e.Stdout, "nothing new to push: %s already has these %d views\n", res.Remote, len(res.Views))
+				}
+				return nil
+			}
 			for _, v := range res.Views {
 				fmt.Fprintf(e.Stdout, "%s -> %s (commit %s): %d files' records (%d new, %d unchanged), %d with vectors",
 					v.Commit[:12], v.Ref, v.KBCommit[:12], v.Blobs, v.Exported, v.Reused, v.Vectors)
+				if v.Unchanged {
+					fmt.Fprintf(e.Stdout, "; the remote already has it")
+				}
 				if v.Withheld > 0 {
 					fmt.Fprintf(e.Stdout, "; %d withheld (secrets redacted in them)", v.Withheld)
 				}

@@ -564,3 +564,72 @@ func TestShareRemoteCredentialsNotShown(t *testing.T) {
 		t.Errorf("pull: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestPushNothingNewAndAnotherClonesPush: a push with nothing new makes no
+// commit on the remote and says so; a clone whose last look at the remote
+// is stale does not replace the view another clone pushed since, and once
+// it has pulled, its push of the same view is again a no-op.
+func TestPushNothingNewAndAnotherClonesPush(t *testing.T) {
+	remote, a, b := shareSetup(t, docs)
+	const ref = "refs/kb/1/heads/main"
+	onRemote := func() (tip string, commits string) {
+		t.Helper()
+		return gittest.Git(t, remote, "rev-parse", ref), gittest.Git(t, remote, "rev-list", "--count", ref)
+	}
+	indexJSON(t, a, "--embed", "off")
+	var first share.PushResult
+	kbJSON(t, a, &first, "push", "--json")
+	if first.UpToDate || len(first.Views) != 1 || first.Views[0].Unchanged {
+		t.Fatalf("first push: %+v", first)
+	}
+	tip, n := onRemote()
+
+	// Nothing new: no commit, the same ref, and it says so.
+	var again share.PushResult
+	kbJSON(t, a, &again, "push", "--json")
+	if !again.UpToDate || len(again.Views) != 1 || !again.Views[0].Unchanged || again.Views[0].KBCommit != first.Views[0].KBCommit || again.Objects != 0 {
+		t.Fatalf("push with nothing new: %+v", again)
+	}
+	out, errs, code := kb(t, a, "push")
+	if code != 0 || !strings.HasPrefix(out, "nothing new to push: origin already has") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("push with nothing new: exit %d\n%s%s", code, out, errs)
+	}
+	if tip2, n2 := onRemote(); tip2 != tip || n2 != n {
+		t.Fatalf("remote ref moved from %s (%s commits) to %s (%s commits) with nothing new", tip, n, tip2, n2)
+	}
+
+	// b pulls a's view, then a shares a newer commit's.
+	kbJSON(t, b, &pullJSON{}, "pull", "--json")
+	gittest.Commit(t, a, "edit", map[string]string{"docs/adr/0001-connection-pool.md": docs["docs/adr/0001-connection-pool.md"] + "\n连接池满了也可以先重启应用。\n"})
+	gittest.Git(t, a, "push", "-q", "origin", "main")
+	indexJSON(t, a, "--embed", "off")
+	var newer share.PushResult
+	kbJSON(t, a, &newer, "push", "--json")
+	tip, n = onRemote()
+	if tip != newer.Views[0].KBCommit {
+		t.Fatalf("a's newer view is not on the remote: %s vs %+v", tip, newer.Views[0])
+	}
+
+	// b, still at the old commit and with a stale view of the remote,
+	// pushes: refused, a's view stays.
+	indexJSON(t, b, "--embed", "off")
+	out, errs, code = kb(t, b, "push")
+	if code != 1 || !strings.Contains(errs, "git kb pull origin") || !strings.Contains(errs, "another clone pushed") {
+		t.Fatalf("push over another clone's view: exit %d\n%s%s", code, out, errs)
+	}
+	if tip2, n2 := onRemote(); tip2 != tip || n2 != n {
+		t.Fatalf("b replaced a's view: %s (%s commits), was %s (%s commits)", tip2, n2, tip, n)
+	}
+
+	// Pulled up to date, b has nothing new to push: a's view stays as it is.
+	gittest.Git(t, b, "pull", "-q", "--ff-only")
+	kbJSON(t, b, &pullJSON{}, "pull", "--json")
+	var fromB share.PushResult
+	kbJSON(t, b, &fromB, "push", "--json")
+	if !fromB.UpToDate || fromB.Objects != 0 {
+		t.Fatalf("b's push of the view it pulled: %+v", fromB)
+	}
+	if tip2, n2 := onRemote(); tip2 != tip || n2 != n {
+		t.Fatalf("b's push of the same view moved the remote ref: %s (%s commits), was %s (%s commits)", tip2, n2, tip, n)
+	}
+}
