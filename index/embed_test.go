@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-kb/git-kb/gitx"
-	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/llm"
 	"github.com/git-kb/git-kb/segment"
 	"github.com/git-kb/git-kb/store"
@@ -49,17 +47,4 @@ func TestEmbedDuplicateBlobsOnce(t *testing.T) {
 	if st.Embedded != 1 || st.Chunks != 1 {
 		t.Fatalf("one blob at two paths: %+v", st)
 	}
-}
-
-// indexedRepo commits files to a new repository and indexes HEAD.
-func indexedRepo(t *testing.T, files map[string]string) *gitx.Repo {
-	t.Helper()
-	repo, err := gitx.Open(gittest.New(t, files))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Run(context.Background(), repo, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return repo
 }

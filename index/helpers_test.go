@@ -10,6 +10,27 @@ import (
 	"github.com/git-kb/git-kb/store"
 )
 
+// indexedRepo commits files to a new repository and indexes HEAD.
+func indexedRepo(t *testing.T, files map[string]string) *gitx.Repo {
+	t.Helper()
+	repo, _ := indexDir(t, gittest.New(t, files))
+	return repo
+}
+
+// indexDir opens the repository at dir and indexes HEAD.
+func indexDir(t *testing.T, dir string) (*gitx.Repo, *Stats) {
+	t.Helper()
+	repo, err := gitx.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Run(context.Background(), repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo, st
+}
+
 // readIndex opens repo's index read-only for f, and closes it at once: an
 // open reader holds off the next index run's writes.
 func readIndex[T any](t *testing.T, repo *gitx.Repo, f func(db *store.DB) T) T {

@@ -106,6 +106,7 @@ func lockFile(ctx context.Context, kbDir, name string, busy error, wait time.Dur
 	holderPath := l.Path() + ".holder"
 	began := time.Now()
 	noted, notedStopped := false, false
+	var looked time.Duration // when the holder was last looked up
 	for {
 		ok, err := l.TryLock()
 		if err != nil {
@@ -118,7 +119,10 @@ func lockFile(ctx context.Context, kbDir, name string, busy error, wait time.Dur
 		if waited >= wait {
 			return nil, &BusyError{Lock: l.Path(), Holder: readHolder(holderPath), Waited: waited, err: busy}
 		}
-		if onWait != nil && waited >= noteAfter && !notedStopped {
+		// The holder is looked up once every noteAfter, not at each try:
+		// a hook may wait minutes.
+		if onWait != nil && waited >= noteAfter && !notedStopped && (!noted || waited-looked >= noteAfter) {
+			looked = waited
 			h := readHolder(holderPath)
 			if !noted || h != nil && h.Stopped {
 				who := ""

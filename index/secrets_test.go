@@ -76,15 +76,8 @@ func TestSecretsRedactedAtIndexTime(t *testing.T) {
 		"notes.md": "# Notes\n\nOur access key id is " + keyID + " (rotated in May).\n",
 		".env":     "AWS_ACCESS_KEY_ID=" + keyID + "\n",
 	})
-	repo, err := gitx.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, st := indexDir(t, dir)
 	ctx := context.Background()
-	st, err := Run(ctx, repo, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if st.Skipped[SkipSecret] != 1 || st.Indexed != 2 {
 		t.Fatalf("want .env skipped as a secret file and two files indexed: %+v", st)
 	}
@@ -276,15 +269,8 @@ func TestSecretInPathKeepsFileOut(t *testing.T) {
 		"tokens/" + token + ".txt": "rotation log for the bot\n",
 		"docs/guide.md":            "# 指南\n\n备份桶每天备份一次。\n",
 	})
-	repo, err := gitx.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, st := indexDir(t, dir)
 	ctx := context.Background()
-	st, err := Run(ctx, repo, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if st.Skipped[SkipSecret] != 2 || st.Indexed != 1 {
 		t.Errorf("want the two files named by a secret skipped: %+v", st)
 	}

@@ -118,11 +118,17 @@ func mcpCall(t *testing.T, bin, dir string) faultRun {
 	return r
 }
 
+// crashDump says a run ended in a Go crash dump: a stack trace, a panic,
+// a runtime fatal error or a signal (SIGBUS on a full disk).
+func crashDump(r faultRun) bool {
+	all := r.out + r.err
+	return strings.Contains(all, "goroutine ") || strings.Contains(all, "panic:") || strings.Contains(all, "fatal error:") || r.code == 2 && strings.Contains(all, "[signal")
+}
+
 // verdict classifies one run: "crash" (a stack trace or a Go runtime
 // exit), "answer", "error: <first line>".
 func verdict(r faultRun) string {
-	all := r.out + r.err
-	if strings.Contains(all, "goroutine ") || strings.Contains(all, "panic:") || strings.Contains(all, "fatal error:") || r.code == 2 && strings.Contains(all, "[signal") {
+	if crashDump(r) {
 		return "STACK TRACE"
 	}
 	if r.code == 0 {

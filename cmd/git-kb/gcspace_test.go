@@ -46,7 +46,7 @@ func TestGCOnANearlyFullDisk(t *testing.T) {
 	}
 	r := runBin(t, bin, dir, "", "gc")
 	t.Logf("size %d free %d: exit %d\n%s\n%s", size, store.FreeSpace(mnt), r.code, r.out, r.err)
-	if strings.Contains(r.err, "SIGBUS") || strings.Contains(r.err, "goroutine ") {
+	if crashDump(r) || strings.Contains(r.err, "SIGBUS") {
 		t.Fatalf("gc crashed on a nearly full disk:\n%s", r.err)
 	}
 	if r.code == 0 || !strings.Contains(r.err, "free") {
