@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -229,19 +230,10 @@ func overwriteAt(path string, off, n int64, b byte) error {
 // skips these faults (store's tests cover the space check itself).
 func onTmpfs(size string, ro bool) func(t *testing.T, dir string) bool {
 	return func(t *testing.T, dir string) bool {
-		mnt, err := mountTmpfs(t, size)
+		mnt, err := kbOnTmpfs(t, dir, size)
 		if err != nil {
 			t.Logf("%v: skipped", err)
 			return false
-		}
-		kbDir := filepath.Join(dir, ".git", "kb")
-		if out, err := exec.Command("cp", "-a", kbDir+"/.", mnt).CombinedOutput(); err != nil {
-			t.Logf("index does not fit the tmpfs (%v %s): skipped", err, out)
-			return false
-		}
-		os.RemoveAll(kbDir)
-		if err := os.Symlink(mnt, kbDir); err != nil {
-			t.Fatal(err)
 		}
 		if ro {
 			if out, err := exec.Command("mount", "-o", "remount,ro", mnt).CombinedOutput(); err != nil {
@@ -462,6 +454,31 @@ func TestSignalsDuringIndexAndGC(t *testing.T) {
 // mountTmpfs mounts a tmpfs of size (mount's -o size=: 64m, or bytes) in a
 // temporary directory, unmounted when the test ends, for faults of a full
 // disk; the error says why it could not (not root, no tmpfs).
+// errNoFit: the index did not fit the tmpfs kbOnTmpfs mounted.
+var errNoFit = errors.New("the index does not fit the tmpfs")
+
+// kbOnTmpfs puts dir's .git/kb on a tmpfs of size (mountTmpfs), moving
+// the index there when there is one, and returns the mount point. An
+// error says the tmpfs could not be mounted, or (errNoFit) filled.
+func kbOnTmpfs(t *testing.T, dir, size string) (string, error) {
+	t.Helper()
+	mnt, err := mountTmpfs(t, size)
+	if err != nil {
+		return "", err
+	}
+	kbDir := filepath.Join(dir, ".git", "kb")
+	if _, err := os.Stat(kbDir); err == nil {
+		if out, err := exec.Command("cp", "-a", kbDir+"/.", mnt).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("%w (%v %s)", errNoFit, err, out)
+		}
+		os.RemoveAll(kbDir)
+	}
+	if err := os.Symlink(mnt, kbDir); err != nil {
+		t.Fatal(err)
+	}
+	return mnt, nil
+}
+
 func mountTmpfs(t *testing.T, size string) (string, error) {
 	t.Helper()
 	mnt := filepath.Join(t.TempDir(), "mnt")

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,17 +27,7 @@ func TestGCOnANearlyFullDisk(t *testing.T) {
 	}
 	kbDir := filepath.Join(dir, ".git", "kb")
 	size := store.DirSize(filepath.Join(kbDir, "db"))
-	mnt, err := mountTmpfs(t, fmt.Sprint(4*size+(8<<20)))
-	if err != nil {
-		t.Skip(err)
-	}
-	if out, err := exec.Command("cp", "-a", kbDir+"/.", mnt).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	os.RemoveAll(kbDir)
-	if err := os.Symlink(mnt, kbDir); err != nil {
-		t.Fatal(err)
-	}
+	mnt := tmpfsOrSkip(t, dir, fmt.Sprint(4*size+(8<<20)))
 	// Leave a tenth more than the index's size free.
 	fill := store.FreeSpace(mnt) - size*107/100
 	if err := os.WriteFile(filepath.Join(mnt, "filler"), make([]byte, fill), 0o644); err != nil {

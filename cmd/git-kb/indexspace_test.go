@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -12,6 +12,20 @@ import (
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/store"
 )
+
+// tmpfsOrSkip is kbOnTmpfs for a test that needs the tmpfs: it skips
+// where none can be mounted and fails where the index does not fit.
+func tmpfsOrSkip(t *testing.T, dir, size string) string {
+	t.Helper()
+	mnt, err := kbOnTmpfs(t, dir, size)
+	if errors.Is(err, errNoFit) {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Skip(err)
+	}
+	return mnt
+}
 
 // TestIndexJustAboveTheSpaceCheck: an index run on a disk with a little
 // more free than its space check asks for completes. The check asked for
@@ -26,13 +40,7 @@ func TestIndexJustAboveTheSpaceCheck(t *testing.T) {
 	}
 	bin := gitKBBinary(t)
 	dir := gittest.New(t, genDocs(4000, 12, "docs"))
-	mnt, err := mountTmpfs(t, "96m")
-	if err != nil {
-		t.Skip(err)
-	}
-	if err := os.Symlink(mnt, filepath.Join(dir, ".git", "kb")); err != nil {
-		t.Fatal(err)
-	}
+	mnt := tmpfsOrSkip(t, dir, "96m")
 	filler := filepath.Join(mnt, "filler")
 	fill := func(leave int64) {
 		t.Helper()
@@ -93,18 +101,7 @@ func TestRebuildOnAFullDiskKeepsTheIndex(t *testing.T) {
 	if r := runBin(t, bin, dir, "", "index", "-q"); r.code != 0 {
 		t.Fatalf("index: %d %s", r.code, r.err)
 	}
-	kbDir := filepath.Join(dir, ".git", "kb")
-	mnt, err := mountTmpfs(t, "64m")
-	if err != nil {
-		t.Skip(err)
-	}
-	if out, err := exec.Command("cp", "-a", kbDir+"/.", mnt).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	os.RemoveAll(kbDir)
-	if err := os.Symlink(mnt, kbDir); err != nil {
-		t.Fatal(err)
-	}
+	mnt := tmpfsOrSkip(t, dir, "64m")
 	want := runBin(t, bin, dir, "", "search", "--no-index", "-q", "-n", "3", "连接池 超时")
 	if want.code != 0 || want.out == "" {
 		t.Fatalf("search before: %d %s", want.code, want.err)
