@@ -25,7 +25,11 @@ type PushOptions struct {
 	// vectors are pushed for every blob whose chunks all have one.
 	Embedder llm.Embedder
 	// DryRun builds the local refs but does not push.
-	DryRun  bool
+	DryRun bool
+	// Force replaces a remote view newer than this clone's (see
+	// ErrRemoteNewer). A view this clone has not seen is still not
+	// replaced (ErrRemoteMoved).
+	Force   bool
 	Wait    time.Duration
 	Version string
 }
@@ -70,6 +74,12 @@ var ErrNotIndexed = errors.New("not indexed")
 // replaced.
 var ErrRemoteMoved = errors.New("not pushed")
 
+// ErrRemoteNewer means the remote's view of a name, as this clone last
+// pulled or pushed it, is newer than this clone's: made by a newer
+// pipeline or newer secret rules, or of a commit that descends from ours
+// (or, unrelated, committed later). Nothing of it was replaced.
+var ErrRemoteNewer = errors.New("not pushed")
+
 // Push writes the views of revs as refs/kb/1/<name> and pushes them.
 // With several revisions (--all-branches), those not indexed are skipped
 // and listed; with one, that is an error.
@@ -77,7 +87,11 @@ var ErrRemoteMoved = errors.New("not pushed")
 // A view replaces the remote's ref of its name (a view is whole, not a
 // change), but only the value this clone last pulled or pushed: when
 // another clone pushed since, the push is refused (ErrRemoteMoved) rather
-// than destroy what this clone has not seen. A view identical to the one
+// than destroy what this clone has not seen. Nor is a view replaced by
+// an older one (ErrRemoteNewer), unless o.Force: a push never moves the
+// remote's view of a name back in commits or in versions. Views are whole
+// and of one commit each, so two are not merged: the newer one stays.
+// A view identical to the one
 // the remote's ref holds makes no new commit: pushing it changes nothing.
 func Push(ctx context.Context, repo *gitx.Repo, o PushOptions) (*PushResult, error) {
 	began := time.Now()
@@ -171,6 +185,11 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	pv := &PushedView{Rev: rev, Commit: commit.String()}
 	name := refName(ctx, repo, rev, commit)
 	pv.Ref = RefPrefix + name
+	if !o.Force {
+		if err := notOlder(ctx, repo, o.Remote, name, commit); err != nil {
+			return nil, err
+		}
+	}
 	v, err := currentView(ctx, repo, db, rev, commit, tree, secretsFP)
 	if err != nil {
 		return nil, err
@@ -207,8 +226,8 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 		files = append(files, vf...)
 		pv.Vectors = model.Blobs
 	}
-	man := Manifest{Share: Version, Format: store.SharedFormat, Pipeline: index.PipelineVersion, Secrets: secretsFP, Vocab: v.Vocab,
-		Commit: commit.String(), Tree: tree.String(), Name: name, Blobs: len(vb.share), Withheld: pv.Withheld, Filtered: pv.Filtered,
+	man := Manifest{Share: Version, Format: store.SharedFormat, Pipeline: index.PipelineVersion, Secrets: secretsFP, SecretsRules: secrets.RulesVersion, Vocab: v.Vocab,
+		Commit: commit.String(), CommitTime: commitTime(ctx, repo, commit.String()), Tree: tree.String(), Name: name, Blobs: len(vb.share), Withheld: pv.Withheld, Filtered: pv.Filtered,
 		CreatedBy: "git-kb " + o.Version}
 	if model != nil && model.Blobs > 0 {
 		man.Models = []Model{*model}
@@ -239,6 +258,77 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	}
 	pv.KBCommit = kc.String()
 	return pv, nil
+}
+
+// notOlder refuses (ErrRemoteNewer) to replace the remote's view of
+// name, as this clone last pulled or pushed it, with this clone's view of
+// commit when the remote's is newer on either of its two axes:
+//
+//   - versions: made by a newer pipeline, or under newer secret rules;
+//   - commits: of a commit that descends from ours (it covers commits
+//     ours lacks); or, when neither descends from the other or this clone
+//     does not have the remote's commit, of one committed at the same
+//     time as ours or later (a rewritten branch's new commit is committed
+//     later than the one it replaces), or at a time not recorded.
+//
+// A remote view that cannot be read is no reason to keep it.
+func notOlder(ctx context.Context, repo *gitx.Repo, remote, name string, commit gitx.Hash) error {
+	th, err := repo.RevParse(ctx, TrackingPrefix(remote)+name+"^{commit}")
+	if err != nil {
+		return nil // never pulled or pushed: the lease decides
+	}
+	m, err := readManifest(ctx, repo, th)
+	if err != nil {
+		return nil
+	}
+	ours, theirs := commit.String(), m.Commit
+	why := ""
+	switch {
+	case m.Pipeline > index.PipelineVersion:
+		why = fmt.Sprintf("it was made by pipeline %d (%s), this git-kb uses pipeline %d: upgrade git-kb", m.Pipeline, m.CreatedBy, index.PipelineVersion)
+	case m.SecretsRules > secrets.RulesVersion:
+		why = fmt.Sprintf("it was made under secret rules %d (%s), this git-kb has rules %d: upgrade git-kb", m.SecretsRules, m.CreatedBy, secrets.RulesVersion)
+	case theirs == ours:
+	case repo.IsAncestor(ctx, ours, theirs):
+		why = fmt.Sprintf("it is of commit %s, which descends from yours (%s): it covers commits yours lacks; git pull, git kb index, then push", short(theirs), short(ours))
+	case repo.IsAncestor(ctx, theirs, ours):
+	default:
+		have, _ := repo.ExistingCommits(ctx, []string{theirs})
+		tt := m.CommitTime
+		if have[theirs] {
+			tt = commitTime(ctx, repo, theirs)
+		}
+		ot := commitTime(ctx, repo, ours)
+		switch {
+		case !have[theirs] && tt == 0:
+			why = fmt.Sprintf("it is of commit %s, which this clone does not have, and its view does not say when it was committed: git fetch, then push again", short(theirs))
+		case !have[theirs] && tt >= ot:
+			why = fmt.Sprintf("it is of commit %s, which this clone does not have, committed %s, not before yours (%s): git fetch and git pull, git kb index, then push", short(theirs), time.Unix(tt, 0).UTC().Format(time.RFC3339), short(ours))
+		case tt >= ot:
+			why = fmt.Sprintf("it is of commit %s, not in the history of yours (%s) and committed %s, not before it: check out the commit the branch should be at, git kb index, then push", short(theirs), short(ours), time.Unix(tt, 0).UTC().Format(time.RFC3339))
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: the view %s%s on %s is newer than this clone's and is not replaced by an older one: %s; or git kb push --force to replace it anyway",
+		ErrRemoteNewer, RefPrefix, name, secrets.RedactURL(remote), why)
+}
+
+// commitTime is a commit's committer date in Unix seconds, 0 if unknown.
+func commitTime(ctx context.Context, repo *gitx.Repo, commit string) int64 {
+	t, err := repo.CommitTime(ctx, commit)
+	if err != nil {
+		return 0
+	}
+	return t.Unix()
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }
 
 // currentView is the index's view of rev's tree. Blob records are the

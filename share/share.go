@@ -71,14 +71,20 @@ type Manifest struct {
 	Format   int    `json:"store_format"`
 	Pipeline int    `json:"pipeline"`
 	Secrets  string `json:"secrets_policy"` // fingerprint of kb.secrets.allow's policy
+	// SecretsRules is the version of the secret rules the records were
+	// made under (0: not recorded, a pusher from before it was).
+	SecretsRules int `json:"secrets_rules,omitempty"`
 	// Vocab is the fingerprint of the word list the records were cut with
 	// (kb.dict, kb.vocab.learn; "" none): records cut with other words
 	// do not mix with this machine's.
 	Vocab  string `json:"vocab,omitempty"`
 	Commit string `json:"commit"` // the commit whose view this is
-	Tree   string `json:"tree"`
-	Name   string `json:"name"` // heads/main, tags/v1, commits/<sha>
-	Blobs  int    `json:"blobs"`
+	// CommitTime is the commit's committer date, Unix seconds (0: not
+	// recorded): a clone without the commit still orders two views by it.
+	CommitTime int64  `json:"commit_time,omitempty"`
+	Tree       string `json:"tree"`
+	Name       string `json:"name"` // heads/main, tags/v1, commits/<sha>
+	Blobs      int    `json:"blobs"`
 	// Withheld counts blobs of the view not shared: secrets were redacted
 	// in them. Every clone indexes those itself.
 	Withheld  int     `json:"withheld_secrets"`

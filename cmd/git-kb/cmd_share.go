@@ -51,7 +51,11 @@ hold no text: search results are always read from git.
 
 A pushed view replaces the remote's ref of its name, but only the one
 this clone last pulled or pushed: if another clone pushed since, the push
-is refused (run git kb pull, then push again). A view the remote already
+is refused (run git kb pull, then push again). Nor does a push replace a
+newer view with an older one: the remote's view is kept when it was made
+by a newer pipeline or newer secret rules, or is of a commit that
+descends from yours (or, unrelated to yours, was committed at the same
+time or later); --force replaces it anyway. A view the remote already
 has is not pushed again: "nothing new to push".
 
 REMOTE defaults to git config kb.share.remote, else origin. The commit
@@ -65,6 +69,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "rev", Aliases: []string{"r"}, Usage: "the commit(s) to push (repeatable; default HEAD)"},
 			&cli.BoolFlag{Name: "all-branches", Usage: "push the view of every local branch that is indexed"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "write the local refs/kb/... but do not push"},
+			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace a remote view newer than yours (one you have not pulled is still kept)"},
 			jsonFlag, quietFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -90,7 +95,7 @@ Examples:
 				return err
 			}
 			note := notifier(e, c.Bool("quiet") || c.Bool("json"))
-			res, err := share.Push(c.Context, repo, share.PushOptions{Remote: remote, Revs: revs, Embedder: emb, DryRun: c.Bool("dry-run"), Wait: lockWait, Version: version})
+			res, err := share.Push(c.Context, repo, share.PushOptions{Remote: remote, Revs: revs, Embedder: emb, DryRun: c.Bool("dry-run"), Force: c.Bool("force"), Wait: lockWait, Version: version})
 			if err != nil {
 				return err
 			}

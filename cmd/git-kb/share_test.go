@@ -633,3 +633,106 @@ func TestPushNothingNewAndAnotherClonesPush(t *testing.T) {
 		t.Fatalf("b's push of the same view moved the remote ref: %s (%s commits), was %s (%s commits)", tip2, n2, tip, n)
 	}
 }
+
+// TestPushKeepsANewerView: a clone whose look at the remote is current
+// (it has pulled) still does not replace the remote's view with an older
+// one of its own: not with the view of a commit the remote's view
+// descends from, whether the clone has that commit yet or not, nor with a
+// view made by an older pipeline; --force does. A rewritten branch's
+// commit replaces the view of the commit it rewrote when it was committed
+// later, not when earlier.
+func TestPushKeepsANewerView(t *testing.T) {
+	remote, a, b := shareSetup(t, docs)
+	const ref = "refs/kb/1/heads/main"
+	onRemote := func() string { t.Helper(); return gittest.Git(t, remote, "rev-parse", ref) }
+	indexJSON(t, b, "--embed", "off") // b's view of the first commit
+	indexJSON(t, a, "--embed", "off")
+	second := gittest.Commit(t, a, "edit", map[string]string{"docs/adr/0001-connection-pool.md": docs["docs/adr/0001-connection-pool.md"] + "\n连接池满了也可以先重启应用。\n"})
+	gittest.Git(t, a, "push", "-q", "origin", "main")
+	indexJSON(t, a, "--embed", "off")
+	kbJSON(t, a, &share.PushResult{}, "push", "--json")
+	tip := onRemote()
+
+	// b pulls: the fetch brings a's view (of a commit b has not fetched);
+	// b's push of its older view is refused, a's view stays.
+	kb(t, b, "pull", "-q")
+	if got := gittest.Git(t, b, "rev-parse", "refs/kb/remotes/origin/1/heads/main"); got != tip {
+		t.Fatalf("b's pull did not fetch a's view: %s, remote %s", got, tip)
+	}
+	out, errs, code := kb(t, b, "push")
+	if code != 1 || !strings.Contains(errs, "is newer than this clone's") || !strings.Contains(errs, "does not have") || !strings.Contains(errs, "--force") {
+		t.Fatalf("b's push of an older view (a's commit not fetched): exit %d\n%s%s", code, out, errs)
+	}
+	if onRemote() != tip {
+		t.Fatal("b replaced a's newer view")
+	}
+	// With a's commit fetched, b knows its own is an ancestor of it.
+	gittest.Git(t, b, "fetch", "-q", "origin")
+	out, errs, code = kb(t, b, "push")
+	if code != 1 || !strings.Contains(errs, "descends from yours") || !strings.Contains(errs, second[:12]) {
+		t.Fatalf("b's push of an older view (a's commit fetched): exit %d\n%s%s", code, out, errs)
+	}
+	if onRemote() != tip {
+		t.Fatal("b replaced a's newer view")
+	}
+
+	// A view of b's very commit, made by a newer pipeline: kept, until
+	// --force.
+	gittest.Git(t, b, "merge", "-q", "--ff-only", "origin/main")
+	indexJSON(t, b, "--embed", "off")
+	tamper(t, a, remote, func(p string, data []byte) []byte {
+		if p != "kb.json" {
+			return data
+		}
+		var m share.Manifest
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		m.Pipeline = index.PipelineVersion + 1
+		nd, _ := json.Marshal(m)
+		return nd
+	})
+	tip = onRemote()
+	kb(t, b, "pull", "-q") // refused (another pipeline), but fetched
+	out, errs, code = kb(t, b, "push")
+	if code != 1 || !strings.Contains(errs, fmt.Sprintf("made by pipeline %d", index.PipelineVersion+1)) {
+		t.Fatalf("b's push over a newer pipeline's view: exit %d\n%s%s", code, out, errs)
+	}
+	if onRemote() != tip {
+		t.Fatal("b replaced a newer pipeline's view")
+	}
+	var forced share.PushResult
+	kbJSON(t, b, &forced, "push", "--json", "--force")
+	if onRemote() != forced.Views[0].KBCommit || forced.Views[0].KBCommit == tip {
+		t.Fatalf("--force did not replace the view: remote %s, pushed %+v", onRemote(), forced.Views[0])
+	}
+
+	// a rewrites the branch's last commit: committed before the one it
+	// rewrites, its view is refused; committed after, it replaces it.
+	amend := func(date string) {
+		t.Helper()
+		cmd := exec.Command("git", "commit", "-q", "--amend", "-m", "edit, amended "+date)
+		cmd.Dir = a
+		cmd.Env = append(gittest.Env(), "GIT_COMMITTER_DATE="+date)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("amend: %v\n%s", err, out)
+		}
+		indexJSON(t, a, "--embed", "off")
+	}
+	kb(t, a, "pull", "-q")
+	tip = onRemote()
+	amend("2025-06-01T00:00:00Z")
+	out, errs, code = kb(t, a, "push")
+	if code != 1 || !strings.Contains(errs, "not in the history of yours") {
+		t.Fatalf("a's push of a rewrite committed earlier: exit %d\n%s%s", code, out, errs)
+	}
+	if onRemote() != tip {
+		t.Fatal("a's earlier rewrite replaced the view")
+	}
+	amend("2026-06-01T00:00:00Z")
+	var rewritten share.PushResult
+	kbJSON(t, a, &rewritten, "push", "--json")
+	if onRemote() != rewritten.Views[0].KBCommit || rewritten.Views[0].Commit != gittest.Git(t, a, "rev-parse", "HEAD") {
+		t.Fatalf("a's later rewrite was not pushed: remote %s, pushed %+v", onRemote(), rewritten.Views[0])
+	}
+}
