@@ -225,7 +225,7 @@ func (r *Repo) fillConfigCache(ctx context.Context, section, dir, path string, k
 		// says it as it always did.
 		return r.ConfigEntries(ctx, section)
 	}
-	all := r.parseConfigEntries(out, true)
+	all := parseConfigEntries(out, true, r.configOrigin)
 	var es []ConfigEntry
 	cacheable := true
 	local := map[string]bool{}

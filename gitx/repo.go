@@ -330,6 +330,12 @@ func (r *Repo) gitEnv(ctx context.Context, env []string, stdin []byte, args ...s
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
+	return runGit(cmd, args)
+}
+
+// runGit runs cmd (git args...) and returns its stdout; a non-zero exit
+// is a *GitError with git's stderr.
+func runGit(cmd *exec.Cmd, args []string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -396,13 +402,32 @@ type ConfigEntry struct {
 // origin, in one git call, in the order git reads them: for a
 // single-valued key the last one wins, as with git config --get.
 func (r *Repo) ConfigEntries(ctx context.Context, section string) ([]ConfigEntry, error) {
+	run := func(args ...string) ([]byte, error) { return r.git(ctx, nil, args...) }
+	return configEntries(run, section, r.configOrigin)
+}
+
+// ConfigEntriesOutside is ConfigEntries where there is no repository:
+// the entries git config reads in dir, which is in none (the system and
+// global files, git -c), with relative origins resolved from dir.
+func ConfigEntriesOutside(ctx context.Context, dir, section string) ([]ConfigEntry, error) {
+	run := func(args ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = dir
+		return runGit(cmd, args)
+	}
+	return configEntries(run, section, func(o string) string { return configOrigin(o, dir) })
+}
+
+// configEntries lists section's entries with run (git config ...), each
+// origin turned into a path by origin.
+func configEntries(run func(args ...string) ([]byte, error), section string, origin func(string) string) ([]ConfigEntry, error) {
 	pattern := `^` + regexp.QuoteMeta(section) + `\.`
-	out, err := r.git(ctx, nil, "config", "-z", "--show-origin", "--show-scope", "--get-regexp", pattern)
+	out, err := run("config", "-z", "--show-origin", "--show-scope", "--get-regexp", pattern)
 	scoped := true
 	var ge *GitError
 	if errors.As(err, &ge) && ge.ExitCode == 129 {
 		// git before 2.26 has no --show-scope: origins only.
-		out, err = r.git(ctx, nil, "config", "-z", "--show-origin", "--get-regexp", pattern)
+		out, err = run("config", "-z", "--show-origin", "--get-regexp", pattern)
 		scoped = false
 	}
 	if err != nil {
@@ -411,12 +436,12 @@ func (r *Repo) ConfigEntries(ctx context.Context, section string) ([]ConfigEntry
 		}
 		return nil, err
 	}
-	return r.parseConfigEntries(out, scoped), nil
+	return parseConfigEntries(out, scoped, origin), nil
 }
 
 // parseConfigEntries reads git config -z --show-origin [--show-scope]
 // output: records of [scope NUL] origin NUL key [LF value] NUL.
-func (r *Repo) parseConfigEntries(out []byte, scoped bool) []ConfigEntry {
+func parseConfigEntries(out []byte, scoped bool, origin func(string) string) []ConfigEntry {
 	f := strings.Split(string(out), "\x00")
 	var es []ConfigEntry
 	for len(f) >= 3 || !scoped && len(f) >= 2 {
@@ -427,7 +452,7 @@ func (r *Repo) parseConfigEntries(out []byte, scoped bool) []ConfigEntry {
 		var v string
 		var hasValue bool
 		e.Key, v, hasValue = strings.Cut(f[1], "\n")
-		e.Value, e.Bare, e.Origin = v, !hasValue, r.configOrigin(f[0])
+		e.Value, e.Bare, e.Origin = v, !hasValue, origin(f[0])
 		es = append(es, e)
 		f = f[2:]
 	}
@@ -437,15 +462,20 @@ func (r *Repo) parseConfigEntries(out []byte, scoped bool) []ConfigEntry {
 // configOrigin turns git's origin ("file:.git/config", "command line:")
 // into a path a user can open, or a plain description.
 func (r *Repo) configOrigin(o string) string {
+	base := r.WorkTree
+	if base == "" {
+		base, _ = os.Getwd()
+	}
+	return configOrigin(o, base)
+}
+
+// configOrigin is an origin git printed in base as a path or a description.
+func configOrigin(o, base string) string {
 	kind, p, _ := strings.Cut(o, ":")
 	if kind != "file" {
 		return strings.TrimSuffix(o, ":")
 	}
 	if !filepath.IsAbs(p) {
-		base := r.WorkTree
-		if base == "" {
-			base, _ = os.Getwd()
-		}
 		p = filepath.Join(base, p)
 	}
 	return p

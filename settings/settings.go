@@ -172,6 +172,19 @@ func Load(ctx context.Context, repo *gitx.Repo, getenv Getenv) (*Settings, error
 	return resolve(es, getenv)
 }
 
+// LoadOutside is Load where there is no repository (dir is in none): the
+// system and global files, git -c and the environment over the defaults.
+func LoadOutside(ctx context.Context, dir string, getenv Getenv) (*Settings, error) {
+	es, err := gitx.ConfigEntriesOutside(ctx, dir, "kb")
+	if err != nil {
+		return nil, err
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return resolve(es, getenv)
+}
+
 func resolve(es []gitx.ConfigEntry, getenv Getenv) (*Settings, error) {
 	byKey := map[string][]gitx.ConfigEntry{}
 	for _, e := range es {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/settings"
 	"github.com/urfave/cli/v2"
 )
@@ -27,6 +29,10 @@ never their value; a URL is shown without its user:password@. A value git
 kb refuses is listed with the reason, and the command exits 1: the commands
 that read it fail until it is fixed. kb.* keys git kb does not know (a
 typo?) are listed at the end.
+
+Outside a git repository it lists the system and global settings (git
+config --global), git -c and the environment over the defaults, and says
+on stderr that a repository's own settings are not shown.
 
 Settings are ordinary git config; set them with git, not with this command:
   git config kb.embed.batchSize 64           # this repository
@@ -66,11 +72,7 @@ Examples:
 					return usagef("%s is not a git kb setting%s; git kb config lists them all", key, settings.Suggest(key))
 				}
 			}
-			repo, err := openRepo(e)
-			if err != nil {
-				return err
-			}
-			set, loadErr := settings.Load(c.Context, repo, e.getenv)
+			set, loadErr := loadSettings(c.Context, e)
 			if set == nil {
 				return loadErr
 			}
@@ -108,6 +110,24 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// loadSettings reads the settings of the repository at e.Dir; outside
+// any, the system and global ones, with a note that the local ones are not
+// shown (there are none to read).
+func loadSettings(ctx context.Context, e env) (*settings.Settings, error) {
+	repo, err := openRepo(e)
+	if errors.Is(err, gitx.ErrNotARepo) {
+		set, loadErr := settings.LoadOutside(ctx, e.Dir, e.getenv)
+		if set != nil {
+			fmt.Fprintln(e.Stderr, "git kb: not in a git repository: system and global settings only; a repository's own (git config --local) are not shown")
+		}
+		return set, loadErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return settings.Load(ctx, repo, e.getenv)
 }
 
 // configValue is a setting in git kb config --json: its value and origin

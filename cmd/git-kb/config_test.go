@@ -150,3 +150,56 @@ func TestContextRatiosDefault(t *testing.T) {
 		t.Errorf("kb.context.ratios default %v, pack's %v", got, pack.DefaultRatios)
 	}
 }
+
+// TestConfigOutsideRepo: before any clone, git kb config shows the global
+// settings over the defaults and says the local ones are not shown; a bad
+// global value still exits 1; commands that need a repository still say
+// they need one.
+func TestConfigOutsideRepo(t *testing.T) {
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[kb]\n\tstaleAfter = 26w\n[kb \"embed\"]\n\tbaseURL = https://bob:pw@proxy.internal/v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_SYSTEM", os.DevNull)
+	dir := t.TempDir()
+
+	out, errs, code := kb(t, dir, "config")
+	if code != 0 || !strings.Contains(errs, "not in a git repository") || !strings.Contains(errs, "not shown") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("config outside a repository: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	for _, want := range [][]string{
+		{"kb.staleAfter", "26w", "365d", global},
+		{"kb.embed.baseURL", "https://proxy.internal/v1", "-", global},
+		{"kb.embed.concurrency", "2", "2", "default"},
+	} {
+		if !hasRow(out, want) {
+			t.Errorf("no row %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "bob") {
+		t.Errorf("URL credentials shown:\n%s", out)
+	}
+	out, _, code = kb(t, dir, "config", "kb.staleAfter")
+	if code != 0 || !strings.HasPrefix(out, "kb.staleAfter = 26w\n") || !strings.Contains(out, global+" (global)") {
+		t.Errorf("config kb.staleAfter: exit %d\n%s", code, out)
+	}
+	var one configValue
+	kbJSON(t, dir, &one, "config", "--json", "kb.staleAfter")
+	if one.Value.Value != "26w" || one.Scope != "global" || one.Origin != global {
+		t.Errorf("--json kb.staleAfter: %+v", one)
+	}
+
+	if err := os.WriteFile(global, []byte("[kb]\n\tstaleAfter = soon\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = kb(t, dir, "config")
+	if code != 1 || !strings.Contains(errs, `kb.staleAfter = "soon"`) || !strings.Contains(out, "refused") {
+		t.Errorf("bad global value: exit %d, %s\n%s", code, errs, out)
+	}
+	for _, args := range [][]string{{"status"}, {"index"}, {"search", "x"}} {
+		if _, errs, code := kb(t, dir, args...); code != exitError || !strings.Contains(errs, "not a git repository") {
+			t.Errorf("%v outside a repository: exit %d, %s", args, code, errs)
+		}
+	}
+}
