@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -191,13 +192,15 @@ type Transfer struct {
 // wildcard (then it simply matches nothing).
 func (r *Repo) Fetch(ctx context.Context, remote string, refspecs ...string) (*Transfer, error) {
 	args := append([]string{"fetch", "--no-tags", "--no-write-fetch-head", "--progress", "--prune", remote}, refspecs...)
-	return r.transfer(ctx, "fetch", remote, args)
+	t, _, err := r.transfer(ctx, "fetch", remote, args)
+	return t, err
 }
 
 // Push runs `git push --porcelain REMOTE refspecs...`.
 func (r *Repo) Push(ctx context.Context, remote string, refspecs ...string) (*Transfer, error) {
 	args := append([]string{"push", "--progress", "--no-verify", remote}, refspecs...)
-	return r.transfer(ctx, "push", remote, args)
+	t, _, err := r.transfer(ctx, "push", remote, args)
+	return t, err
 }
 
 // ErrStale means a leased push was refused: a remote ref no longer held
@@ -206,10 +209,13 @@ var ErrStale = errors.New("the remote ref changed since it was last fetched")
 
 // PushLeased pushes refspecs, each remote ref in leases only if the remote
 // still holds the value given (the zero hash: only if it has no such ref),
-// whatever the update (git push --force-with-lease=REF:OLD). A refused
-// lease is an error wrapping ErrStale; nothing of it is updated.
+// whatever the update (git push --force-with-lease=REF:OLD). The push is
+// atomic (git push --atomic): a refused lease is an error wrapping
+// ErrStale, naming the refs refused, and no ref of the push is updated.
+// A remote that does not take atomic pushes gets a plain one, in which
+// the refs whose leases hold are updated.
 func (r *Repo) PushLeased(ctx context.Context, remote string, leases map[string]Hash, refspecs ...string) (*Transfer, error) {
-	args := []string{"push", "--progress", "--no-verify"}
+	args := []string{"push", "--progress", "--no-verify", "--atomic"}
 	refs := make([]string, 0, len(leases))
 	for ref := range leases {
 		refs = append(refs, ref)
@@ -223,15 +229,29 @@ func (r *Repo) PushLeased(ctx context.Context, remote string, leases map[string]
 		args = append(args, "--force-with-lease="+ref+":"+old)
 	}
 	args = append(append(args, remote), refspecs...)
-	t, err := r.transfer(ctx, "push", remote, args)
+	t, stderr, err := r.transfer(ctx, "push", remote, args)
 	var re *RemoteError
-	if errors.As(err, &re) && strings.Contains(re.Msg, "(stale info)") {
+	if errors.As(err, &re) && strings.Contains(stderr, "does not support --atomic push") {
+		args = slices.DeleteFunc(args, func(a string) bool { return a == "--atomic" })
+		t, stderr, err = r.transfer(ctx, "push", remote, args)
+	}
+	if errors.As(err, &re) && strings.Contains(stderr, "(stale info)") {
+		// git's own line for each ref refused, not the generic lines an
+		// atomic push ends with ("the remote end hung up unexpectedly").
+		var stale []string
+		for _, l := range strings.Split(stderr, "\n") {
+			if l = strings.TrimSpace(l); strings.HasSuffix(l, "(stale info)") {
+				stale = append(stale, l)
+			}
+		}
+		re.Msg = strings.Join(stale, "; ")
 		return t, fmt.Errorf("%w: %w", ErrStale, err)
 	}
 	return t, err
 }
 
-func (r *Repo) transfer(ctx context.Context, op, remote string, args []string) (*Transfer, error) {
+// transfer runs a git fetch or push; it returns git's stderr too.
+func (r *Repo) transfer(ctx context.Context, op, remote string, args []string) (*Transfer, string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", r.GitDir}, args...)...)
 	if r.WorkTree != "" {
 		cmd.Dir = r.WorkTree
@@ -247,11 +267,11 @@ func (r *Repo) transfer(ctx context.Context, op, remote string, args []string) (
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return t, &RemoteError{Op: op, Remote: remote, Msg: lastLines(stderr.String(), 3)}
+			return t, stderr.String(), &RemoteError{Op: op, Remote: remote, Msg: lastLines(stderr.String(), 3)}
 		}
-		return t, err
+		return t, stderr.String(), err
 	}
-	return t, nil
+	return t, stderr.String(), nil
 }
 
 // parseTransfer reads git's progress output: "Writing objects: 100%

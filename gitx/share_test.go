@@ -3,6 +3,7 @@ package gitx_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,20 +37,28 @@ func TestRemoteErrorKeepsTheCause(t *testing.T) {
 	}
 }
 
-// A leased push updates a ref (fast-forward or not) only while the remote
-// holds the expected value; the zero hash expects no ref at all.
-func TestPushLeased(t *testing.T) {
-	dir := gittest.New(t, map[string]string{"x.md": "# x\n"})
+// twoCommits makes a repository of two commits.
+func twoCommits(t *testing.T) (dir string, repo *gitx.Repo, one, two gitx.Hash) {
+	t.Helper()
+	dir = gittest.New(t, map[string]string{"x.md": "# x\n"})
 	gittest.Commit(t, dir, "two", map[string]string{"y.md": "# y\n"})
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	gittest.Git(t, dir, "init", "-q", "--bare", remote)
 	repo, err := gitx.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	one, _ := repo.RevParse(ctx, "HEAD~1")
-	two, _ := repo.RevParse(ctx, "HEAD")
+	one, _ = repo.RevParse(ctx, "HEAD~1")
+	two, _ = repo.RevParse(ctx, "HEAD")
+	return dir, repo, one, two
+}
+
+// A leased push updates a ref (fast-forward or not) only while the remote
+// holds the expected value; the zero hash expects no ref at all.
+func TestPushLeased(t *testing.T) {
+	ctx := context.Background()
+	dir, repo, one, two := twoCommits(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Git(t, dir, "init", "-q", "--bare", remote)
 	const ref = "refs/kb/1/heads/x"
 	at := func() string { return strings.TrimSpace(gittest.Git(t, remote, "rev-parse", ref)) }
 	if _, err := repo.PushLeased(ctx, remote, map[string]gitx.Hash{ref: {}}, two.String()+":"+ref); err != nil {
@@ -64,6 +73,40 @@ func TestPushLeased(t *testing.T) {
 		_, err := repo.PushLeased(ctx, remote, map[string]gitx.Hash{ref: want}, two.String()+":"+ref)
 		if !errors.Is(err, gitx.ErrStale) || at() != one.String() {
 			t.Fatalf("stale lease %s: %v, remote at %s", want, err, at())
+		}
+	}
+}
+
+// A leased push of several refs is atomic: one ref whose lease fails
+// leaves every ref of the push as it was, and the error names that ref.
+// A remote that does not take atomic pushes gets a plain one.
+func TestPushLeasedAtomic(t *testing.T) {
+	ctx := context.Background()
+	dir, repo, one, two := twoCommits(t)
+	const a, b = "refs/kb/1/heads/a", "refs/kb/1/heads/b"
+	for _, atomic := range []bool{true, false} {
+		remote := filepath.Join(t.TempDir(), "remote.git")
+		gittest.Git(t, dir, "init", "-q", "--bare", remote)
+		gittest.Git(t, remote, "config", "receive.advertiseAtomic", fmt.Sprint(atomic))
+		gittest.Git(t, dir, "push", "-q", remote, one.String()+":"+a, one.String()+":"+b)
+		at := func(ref string) string { return gittest.Git(t, remote, "rev-parse", ref) }
+		// b's lease expects two, the remote holds one: refused.
+		_, err := repo.PushLeased(ctx, remote, map[string]gitx.Hash{a: one, b: two}, two.String()+":"+a, two.String()+":"+b)
+		if !errors.Is(err, gitx.ErrStale) || !strings.Contains(err.Error(), b+" (stale info)") || strings.Contains(err.Error(), "hung up") {
+			t.Fatalf("atomic %v: one stale lease: %v", atomic, err)
+		}
+		if at(b) != one.String() {
+			t.Fatalf("atomic %v: the stale ref moved to %s", atomic, at(b))
+		}
+		if want := map[bool]string{true: one.String(), false: two.String()}[atomic]; at(a) != want {
+			t.Fatalf("atomic %v: the other ref is at %s, want %s", atomic, at(a), want)
+		}
+		// Both leases hold: both updated, atomic or not.
+		if _, err := repo.PushLeased(ctx, remote, map[string]gitx.Hash{a: gitx.ParseHash(at(a)), b: one}, one.String()+":"+a, two.String()+":"+b); err != nil {
+			t.Fatalf("atomic %v: leases held: %v", atomic, err)
+		}
+		if at(a) != one.String() || at(b) != two.String() {
+			t.Fatalf("atomic %v: remote at %s %s", atomic, at(a), at(b))
 		}
 	}
 }

@@ -55,8 +55,9 @@ is refused (run git kb pull, then push again). Nor does a push replace a
 newer view with an older one: the remote's view is kept when it was made
 by a newer pipeline or newer secret rules, or is of a commit that
 descends from yours (or, unrelated to yours, was committed at the same
-time or later); --force replaces it anyway. A view the remote already
-has is not pushed again: "nothing new to push".
+time or later); --force replaces it anyway. Several views go in one
+atomic push: when one is refused, none is pushed. A view the remote
+already has is not pushed again: "nothing new to push".
 
 REMOTE defaults to git config kb.share.remote, else origin. The commit
 must be indexed first (git kb index).

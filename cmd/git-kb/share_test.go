@@ -736,3 +736,45 @@ func TestPushKeepsANewerView(t *testing.T) {
 		t.Fatalf("a's later rewrite was not pushed: remote %s, pushed %+v", onRemote(), rewritten.Views[0])
 	}
 }
+
+// TestPushAllBranchesIsAtomic: when one view of a --all-branches push is
+// refused (another clone pushed that branch's view since), none is
+// pushed: the remote keeps every ref as it was.
+func TestPushAllBranchesIsAtomic(t *testing.T) {
+	remote, a, b := shareSetup(t, docs)
+	refs := func() string { t.Helper(); return gittest.Git(t, remote, "for-each-ref", "refs/kb/") }
+	indexJSON(t, a, "--embed", "off")
+	gittest.Git(t, a, "checkout", "-q", "-b", "feature")
+	gittest.Commit(t, a, "feature work", map[string]string{"docs/feature.md": "# 新功能\n\n灰度发布的开关。\n"})
+	gittest.Git(t, a, "push", "-q", "origin", "feature")
+	indexJSON(t, a, "--embed", "off")
+	kbJSON(t, a, &share.PushResult{}, "push", "--json", "--all-branches")
+
+	// b shares a newer view of feature.
+	gittest.Git(t, b, "fetch", "-q", "origin")
+	gittest.Git(t, b, "checkout", "-q", "-b", "feature", "origin/feature")
+	gittest.Commit(t, b, "more feature work", map[string]string{"docs/feature.md": "# 新功能\n\n灰度发布的开关，默认关闭。\n"})
+	gittest.Git(t, b, "push", "-q", "origin", "feature")
+	kb(t, b, "pull", "-q")
+	indexJSON(t, b, "--embed", "off")
+	kbJSON(t, b, &share.PushResult{}, "push", "--json")
+	before := refs()
+
+	// a, with a new main and a stale look at feature's view: nothing moves.
+	gittest.Git(t, a, "checkout", "-q", "main")
+	gittest.Commit(t, a, "main work", map[string]string{"docs/main.md": "# 主线\n\n发布前先跑回归。\n"})
+	indexJSON(t, a, "--embed", "off")
+	out, errs, code := kb(t, a, "push", "--all-branches")
+	if code != 1 || !strings.Contains(errs, "refs/kb/1/heads/feature (stale info)") {
+		t.Fatalf("--all-branches with feature's view moved: exit %d\n%s%s", code, out, errs)
+	}
+	if after := refs(); after != before {
+		t.Fatalf("the remote's refs changed:\n%s\nwas\n%s", after, before)
+	}
+	// main alone goes.
+	var pr share.PushResult
+	kbJSON(t, a, &pr, "push", "--json")
+	if got := gittest.Git(t, remote, "rev-parse", "refs/kb/1/heads/main"); len(pr.Views) != 1 || got != pr.Views[0].KBCommit {
+		t.Fatalf("push of main: %+v, remote at %s", pr.Views, got)
+	}
+}
