@@ -445,7 +445,7 @@ func lookupCache(ctx context.Context, repo *gitx.Repo, mk store.ModelKey, wants 
 	case errors.Is(err, store.ErrNoIndex):
 		return nil
 	case errors.Is(err, store.ErrDamaged):
-		_, merr := moveAside(repo, CacheDir(repo))
+		_, merr := moveAside(CacheDir(repo), damagedDir(repo))
 		return merr
 	case err != nil:
 		return err

@@ -41,7 +41,9 @@ type GCReport struct {
 	QueryFilesDropped int      `json:"query_cache_files_dropped"`
 	QueryBytesFreed   int64    `json:"query_cache_bytes_freed"`
 	DamagedDropped    int      `json:"damaged_stores_dropped"` // moved aside by a rebuild over DamagedKeep ago
-	DryRun            bool     `json:"dry_run,omitempty"`
+	// ReplacedDropped counts the sound indexes killed rebuilds left.
+	ReplacedDropped int  `json:"replaced_indexes_dropped"`
+	DryRun          bool `json:"dry_run,omitempty"`
 	// Skipped says why an Auto collection did nothing.
 	Skipped string `json:"skipped,omitempty"`
 }
@@ -112,6 +114,10 @@ func GC(ctx context.Context, repo *gitx.Repo, o GCOptions) (*GCReport, error) {
 		rep, err = autoGC(db, rep, o.DryRun, unfinished)
 	} else {
 		rep, err = collect(ctx, repo, db, rep, o)
+	}
+	if err == nil {
+		refs, rerr := db.Refs()
+		rep.ReplacedDropped = pruneReplaced(repo, rerr == nil && len(refs) > 0, o.DryRun)
 	}
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = cerr

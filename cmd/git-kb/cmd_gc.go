@@ -110,6 +110,9 @@ git-kb uses the same index.`,
 			if rep.DamagedDropped > 0 {
 				fmt.Fprintf(e.Stdout, "%s %d damaged indexes set aside over %d days ago (.git/kb/damaged)\n", verb, rep.DamagedDropped, int(index.DamagedKeep.Hours()/24))
 			}
+			if rep.ReplacedDropped > 0 {
+				fmt.Fprintf(e.Stdout, "%s %d old indexes left by an interrupted rebuild (.git/kb/replaced)\n", verb, rep.ReplacedDropped)
+			}
 			if !rep.DryRun {
 				fmt.Fprintf(e.Stdout, "index: %s -> %s (freed %s) in %.1fs\n", humanBytes(rep.BytesBefore), humanBytes(rep.BytesAfter), humanBytes(max(0, rep.BytesBefore-rep.BytesAfter)), time.Since(t0).Seconds())
 			}
@@ -144,7 +147,8 @@ something is broken.
 cache) is moved aside to .git/kb/damaged/ (kept for a bug report; gc
 removes it after 14 days) and HEAD is indexed afresh from git. The
 embedding cache is kept, so the vectors come back without model calls.
-The same rebuild, unconditionally: git kb index --rebuild.
+The same rebuild, unconditionally: git kb index --rebuild (which removes
+an old index that passes its checks once the new one is built).
 
 With --secrets, lists instead where secrets were found and redacted in the
 indexed files of a commit (path, lines and rule id, never the value), and
@@ -179,7 +183,7 @@ or the file is left out of the index with a .kbignore line.`,
 			}
 			if c.Bool("fix") && needsRebuild(checks) {
 				quiet := c.Bool("quiet") || c.Bool("json")
-				if err := rebuild(c.Context, e, repo, cfg, quiet, lockWait); err != nil {
+				if err := rebuild(c.Context, e, repo, cfg, quiet, lockWait, indexDamaged(checks)); err != nil {
 					return err
 				}
 				if checks, err = index.Doctor(c.Context, repo, emb); err != nil {
@@ -301,26 +305,38 @@ func doctorSecrets(ctx context.Context, e env, repo *gitx.Repo, rev string, asJS
 // damaged or inconsistent index, or a damaged embedding cache.
 func needsRebuild(checks []index.Check) bool {
 	for _, ch := range checks {
-		if ch.Status == "error" || ch.Name == "embedding cache" && ch.Status != "ok" {
+		if ch.Name == "embedding cache" && ch.Status != "ok" {
+			return true
+		}
+	}
+	return indexDamaged(checks)
+}
+
+// indexDamaged says whether doctor found the index itself damaged or
+// inconsistent: a rebuild keeps that one for a bug report.
+func indexDamaged(checks []index.Check) bool {
+	for _, ch := range checks {
+		if ch.Status == "error" {
 			return true
 		}
 	}
 	return false
 }
 
-// rebuild moves the index aside, indexes HEAD afresh and fills in its
-// vectors from the embedding cache (embedding only what it lacks).
-func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *engine.EmbedConfig, quiet bool, wait time.Duration) error {
+// rebuild indexes HEAD afresh in place of the index (damaged: doctor
+// found it so) and fills in its vectors from the embedding cache
+// (embedding only what it lacks).
+func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *engine.EmbedConfig, quiet bool, wait time.Duration, damaged bool) error {
 	note := notifier(e, quiet)
 	bar := newProgress(e.Stderr, e.StderrTTY && !quiet)
 	rep, st, err := index.Rebuild(ctx, repo, index.Options{
 		Rev: "HEAD", Wait: max(wait, 0), Version: version,
 		OnWait:   func(what string) { note("waiting for %s...", what) },
 		Progress: bar.update,
-	})
+	}, damaged)
 	bar.done()
 	if rep.MovedIndex != "" {
-		note("moved the old index to %s (kept for a bug report; gc removes it after %d days)", rep.MovedIndex, int(index.DamagedKeep.Hours()/24))
+		note("moved the damaged index to %s (kept for a bug report; gc removes it after %d days)", rep.MovedIndex, int(index.DamagedKeep.Hours()/24))
 	}
 	if rep.MovedCache != "" {
 		note("the embedding cache failed its checks too: moved to %s", rep.MovedCache)

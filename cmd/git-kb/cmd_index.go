@@ -49,7 +49,7 @@ Examples:
   git kb index --wait 30m      # behind a long run, wait for it`,
 		Flags: []cli.Flag{revFlag, jsonFlag, quietFlag, verboseFlag,
 			&cli.StringFlag{Name: "embed", Usage: "sync, background or off (default: background from a git hook, else sync)"},
-			&cli.BoolFlag{Name: "rebuild", Usage: "move the index aside (to .git/kb/damaged) and index HEAD afresh; cached embeddings are kept"},
+			&cli.BoolFlag{Name: "rebuild", Usage: "index HEAD afresh in place of the index (a damaged one is kept under .git/kb/damaged); cached embeddings are kept"},
 			&cli.StringFlag{Name: "wait", Value: lockWait.String(), Usage: "how long to wait while another git kb index or gc runs (e.g. 30s, 10m; 0: do not wait)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -92,7 +92,7 @@ Examples:
 				if mode == "off" {
 					cfg = &engine.EmbedConfig{Off: "--embed off"}
 				}
-				return rebuild(c.Context, e, repo, cfg, quiet, wait)
+				return rebuild(c.Context, e, repo, cfg, quiet, wait, false)
 			}
 			st, err := engine.IndexCommit(c.Context, repo, c.String("rev"), o)
 			if err != nil {

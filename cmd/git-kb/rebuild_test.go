@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -126,4 +127,88 @@ func BenchmarkRebuild(b *testing.B) {
 	b.ReportMetric(fresh.Seconds()/float64(b.N), "fresh-s")
 	b.ReportMetric(rebuild.Seconds()/float64(b.N), "rebuild-s")
 	b.ReportMetric(float64(calls)/float64(b.N), "embed-calls")
+}
+
+// TestRebuildOfASoundIndexKeepsNoCopy: git kb index --rebuild of an
+// index that passes its checks leaves no copy of it behind (it used to
+// sit in .git/kb/damaged for 14 days, taking the index's size on disk);
+// one that fails them is still kept there for a bug report.
+func TestRebuildOfASoundIndexKeepsNoCopy(t *testing.T) {
+	dir := gittest.New(t, genDocs(60, 3, "docs"))
+	indexJSON(t, dir)
+	want := searchJSON(t, dir, "连接池 超时")
+	kbDir := filepath.Join(dir, ".git", "kb")
+	left := func() []string {
+		a, _ := filepath.Glob(filepath.Join(kbDir, "damaged", "*"))
+		b, _ := filepath.Glob(filepath.Join(kbDir, "replaced", "*"))
+		return append(a, b...)
+	}
+
+	_, errs, code := kb(t, dir, "index", "--rebuild")
+	if code != 0 || strings.Contains(errs, "moved the") {
+		t.Fatalf("index --rebuild: exit %d: %s", code, errs)
+	}
+	if l := left(); len(l) != 0 {
+		t.Errorf("a rebuild of a sound index left a copy of it: %q", l)
+	}
+	if got := searchJSON(t, dir, "--no-index", "连接池 超时"); resultKey(got) != resultKey(want) {
+		t.Errorf("after the rebuild, results differ:\n%s\n%s", resultKey(got), resultKey(want))
+	}
+
+	damageIndex(t, dir)
+	_, errs, code = kb(t, dir, "index", "--rebuild")
+	moved, _ := filepath.Glob(filepath.Join(kbDir, "damaged", "db-*"))
+	if code != 0 || len(moved) != 1 || !strings.Contains(errs, "moved the damaged index to "+moved[0]) {
+		t.Errorf("index --rebuild of a damaged index: exit %d, kept %q: %s", code, moved, errs)
+	}
+	if got := searchJSON(t, dir, "--no-index", "连接池 超时"); resultKey(got) != resultKey(want) {
+		t.Errorf("after rebuilding a damaged index, results differ:\n%s\n%s", resultKey(got), resultKey(want))
+	}
+}
+
+// TestKillNineDuringRebuild kills git kb index --rebuild of a sound index
+// at random points. After each kill a search answers as a clean index
+// does, doctor is clean, and gc leaves no copy of the old index behind.
+func TestKillNineDuringRebuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a real rebuild 8 times")
+	}
+	dir := gittest.New(t, genDocs(400, 17, "docs"))
+	kbBin(t, dir, "index", "--quiet", "--embed", "off")
+	t0 := time.Now()
+	kbBin(t, dir, "index", "--rebuild", "--quiet", "--embed", "off")
+	took := time.Since(t0)
+	want := map[string]string{}
+	for _, q := range crashQueries {
+		r, errs, code := searchBin(t, dir, "--no-index", q)
+		if code != 0 {
+			t.Fatalf("search %q: exit %d %s", q, code, errs)
+		}
+		want[q] = resultKey(r)
+	}
+	kbDir := filepath.Join(dir, ".git", "kb")
+	rng := rand.New(rand.NewPCG(36, 36))
+	killedMidway := 0
+	for i := range 8 {
+		delay, err := killIndexer(t, dir, rng, took, "--rebuild")
+		if err != nil {
+			killedMidway++
+		}
+		for _, q := range crashQueries {
+			if r, errs, code := searchBin(t, dir, q); code != 0 || resultKey(r) != want[q] {
+				t.Errorf("kill %d after %v: search %q: exit %d %s, results differ from a clean index: %v", i, delay, q, code, errs, code == 0)
+			}
+		}
+		kbBin(t, dir, "doctor") // fails the test on exit 1
+		kbBin(t, dir, "gc", "-q")
+		for _, d := range []string{"damaged", "replaced"} {
+			if l, _ := filepath.Glob(filepath.Join(kbDir, d, "*")); len(l) != 0 {
+				t.Errorf("kill %d after %v: gc left %q", i, delay, l)
+			}
+		}
+	}
+	t.Logf("rebuild took %v; %d of 8 kills landed mid-run", took, killedMidway)
+	if killedMidway == 0 {
+		t.Error("no kill landed during a rebuild")
+	}
 }
