@@ -41,7 +41,7 @@ func TestFilterLines(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var pass, reply bytes.Buffer
 			in := "\n" + tt.line + "\n\n"
-			if err := filterLines(strings.NewReader(in), &pass, &reply, 1<<10); err != nil {
+			if err := filterLines(strings.NewReader(in), &pass, &reply, 1<<10, nil); err != nil {
 				t.Fatal(err)
 			}
 			if tt.pass {
@@ -78,7 +78,7 @@ func TestFilterLinesTooLong(t *testing.T) {
 	long := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"` + strings.Repeat("长", 200) + `"}}`
 	in := ok + "\n" + long + "\n" + ok + "\r\n"
 	var pass, reply bytes.Buffer
-	if err := filterLines(iotestOneByte(strings.NewReader(in)), &pass, &reply, 100); err != nil {
+	if err := filterLines(iotestOneByte(strings.NewReader(in)), &pass, &reply, 100, nil); err != nil {
 		t.Fatal(err)
 	}
 	if pass.String() != ok+"\n"+ok+"\n" {
@@ -164,5 +164,53 @@ func TestStdioSessionSurvivesGarbage(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("the server did not end when its input did")
+	}
+}
+
+// TestInflightDrain: once input ends, Stdio waits for the replies to the
+// calls passed on: a reply (alone or in a batch) or the client's
+// cancellation ends the wait for a call, the session's end ends it for
+// all, and it never lasts longer than its bound.
+func TestInflightDrain(t *testing.T) {
+	send := func(f *inflight, line string) {
+		t.Helper()
+		code, msg, _, msgs := check([]byte(line))
+		if code != 0 {
+			t.Fatalf("%s: %s", line, msg)
+		}
+		f.sent(msgs)
+	}
+	took := func(f *inflight, max time.Duration) time.Duration {
+		began := time.Now()
+		f.drain(max)
+		return time.Since(began)
+	}
+	call := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"hybrid_search","arguments":{"query":"x"}}}`
+	}
+
+	f := newInflight()
+	send(f, call("7"))
+	send(f, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if d := took(f, 200*time.Millisecond); d < 200*time.Millisecond {
+		t.Fatalf("drain with a call unanswered returned after %v", d)
+	}
+	send(f, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"x"}}`)
+	if d := took(f, 10*time.Second); d > time.Second {
+		t.Fatalf("drain after the call was cancelled took %v", d)
+	}
+
+	send(f, call(`"x"`))
+	send(f, `[`+call("1")+`,`+call("2")+`]`)
+	f.answered([]byte(`{"jsonrpc":"2.0","id":"x","result":{}}` + "\n"))
+	f.answered([]byte(`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"m"}}]` + "\n"))
+	if d := took(f, 10*time.Second); d > time.Second {
+		t.Fatalf("drain after every call was answered took %v", d)
+	}
+
+	send(f, call("9"))
+	time.AfterFunc(50*time.Millisecond, f.close)
+	if d := took(f, 10*time.Second); d > time.Second {
+		t.Fatalf("drain after the session ended took %v", d)
 	}
 }

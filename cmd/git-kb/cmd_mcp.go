@@ -40,6 +40,10 @@ HNSW graphs, when kb.ann.graphMin built them) in memory between calls, and
 opens the index only for the length of a call, so the background indexer
 keeps writing and new views show up without a restart.
 
+On stdio, when the input ends the server answers every request it has
+read (not those the client cancelled; at most 5 minutes), then exits: a
+script piping requests into git kb mcp gets every reply.
+
 An MCP client runs it like this (Claude Desktop, Cursor, ... "mcpServers"):
   {"mcpServers": {"kb": {"command": "git", "args": ["-C", "/path/to/repo", "kb", "mcp"]}}}
 

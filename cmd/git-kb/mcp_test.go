@@ -670,3 +670,65 @@ func TestMCPHTTPIdleSession(t *testing.T) {
 		t.Fatalf("a new session after the timeout: %v", err)
 	}
 }
+
+// TestMCPStdioAnswersEveryRequestBeforeEOF: requests written at once and
+// then the end of input, as `printf '%s\n' REQUEST... | git kb mcp` does,
+// all get their replies before git kb mcp exits. The SDK ended the
+// session at the end of input and dropped the calls still running (here
+// the searches, the first of which indexes the repository).
+func TestMCPStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
+	dir := gittest.New(t, docs)
+	reqs := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hybrid_search","arguments":{"query":"回滚"}}}`,
+		`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"keyword_search","arguments":{"query":"maxOpenConns"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"index_status","arguments":{}}}`,
+	}
+	cmd := exec.Command(gitKBBinary(t), "mcp")
+	cmd.Dir, cmd.Env = dir, gittest.Env()
+	cmd.Stdin = strings.NewReader(strings.Join(reqs, "\n") + "\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("git kb mcp: %v; stderr: %s", err, stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("git kb mcp did not exit after its input ended; stdout: %.500s", stdout.String())
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("output line %.200q: %v", l, err)
+		}
+		got[string(m.ID)] = l
+	}
+	for _, id := range []string{`1`, `2`, `"three"`, `4`, `5`} {
+		l, ok := got[id]
+		if !ok {
+			t.Errorf("no reply to request %s; replies: %d, stderr: %s", id, len(got), stderr.String())
+			continue
+		}
+		if !strings.Contains(l, `"result"`) || strings.Contains(l, `"isError":true`) {
+			t.Errorf("reply to %s: %.300s", id, l)
+		}
+	}
+	if !strings.Contains(got[`2`], `"citation"`) || !strings.Contains(got[`"three"`], "maxOpenConns") {
+		t.Errorf("search replies without results:\n%.300s\n%.300s", got[`2`], got[`"three"`])
+	}
+	if len(got) != 5 {
+		t.Errorf("%d replies, want 5: %v", len(got), got)
+	}
+}
