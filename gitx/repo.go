@@ -80,6 +80,14 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return OpenAt(gitDir, workTree)
+}
+
+// OpenAt opens the repository whose git dir is gitDir, with workTree ("":
+// none known) as its work tree, as Open found them: a Repo's GitDir and
+// WorkTree open the same repository again, from any directory and
+// whatever GIT_DIR says.
+func OpenAt(gitDir, workTree string) (*Repo, error) {
 	common := gitDir
 	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(b))

@@ -16,7 +16,7 @@ func TestRunCoalescesABurst(t *testing.T) {
 	kb := t.TempDir()
 	spawned := 0
 	for range 50 {
-		spawn, err := Trigger(kb)
+		spawn, err := Trigger(kb, "wt")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,11 +25,11 @@ func TestRunCoalescesABurst(t *testing.T) {
 		}
 	}
 	var runs atomic.Int32
-	index := func(context.Context) (string, error) {
+	index := func(context.Context, string) (string, error) {
 		runs.Add(1)
 		return "0123456789abcdef0123456789abcdef01234567", nil
 	}
-	if err := Run(context.Background(), kb, index); err != nil {
+	if err := Run(context.Background(), kb, "wt", index); err != nil {
 		t.Fatal(err)
 	}
 	if runs.Load() != 1 || spawned != 50 {
@@ -43,11 +43,11 @@ func TestRunCoalescesABurst(t *testing.T) {
 
 func TestRunnerIsAlone(t *testing.T) {
 	kb := t.TempDir()
-	Trigger(kb)
+	Trigger(kb, "wt")
 	started := make(chan struct{})
 	release := make(chan struct{})
 	var runs atomic.Int32
-	slow := func(context.Context) (string, error) {
+	slow := func(context.Context, string) (string, error) {
 		if runs.Add(1) == 1 {
 			close(started)
 			<-release
@@ -56,14 +56,14 @@ func TestRunnerIsAlone(t *testing.T) {
 		return "", errors.New("boom") // a failed run backs off (TestRunBacksOffAfterFailure)
 	}
 	done := make(chan error)
-	go func() { done <- Run(context.Background(), kb, slow) }()
+	go func() { done <- Run(context.Background(), kb, "wt", slow) }()
 	<-started
 	// While a runner works, hooks do not start another, and a second
 	// runner exits at once.
-	if spawn, _ := Trigger(kb); spawn {
+	if spawn, _ := Trigger(kb, "wt"); spawn {
 		t.Error("a hook wanted a second runner")
 	}
-	if err := Run(context.Background(), kb, slow); err != nil {
+	if err := Run(context.Background(), kb, "wt", slow); err != nil {
 		t.Fatal(err)
 	}
 	close(release)
@@ -119,13 +119,13 @@ func TestInstallChainUninstall(t *testing.T) {
 func TestRunBacksOffAfterFailure(t *testing.T) {
 	kb := t.TempDir()
 	var runs atomic.Int32
-	fail := func(context.Context) (string, error) {
+	fail := func(context.Context, string) (string, error) {
 		runs.Add(1)
 		return "", errors.New("not enough disk space for the index")
 	}
 	for range 3 { // three commits, each firing a hook and a runner
-		Trigger(kb)
-		if err := Run(context.Background(), kb, fail); err != nil {
+		Trigger(kb, "wt")
+		if err := Run(context.Background(), kb, "wt", fail); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -144,8 +144,8 @@ func TestRunBacksOffAfterFailure(t *testing.T) {
 	last.RetryAfter = time.Now().Add(-time.Second)
 	b, _ := json.Marshal(last)
 	os.WriteFile(filepath.Join(kb, stateDir, lastFile), b, 0o644)
-	Trigger(kb)
-	if err := Run(context.Background(), kb, func(context.Context) (string, error) {
+	Trigger(kb, "wt")
+	if err := Run(context.Background(), kb, "wt", func(context.Context, string) (string, error) {
 		runs.Add(1)
 		return "0123456789abcdef0123456789abcdef01234567", nil
 	}); err != nil {
@@ -153,5 +153,51 @@ func TestRunBacksOffAfterFailure(t *testing.T) {
 	}
 	if runs.Load() != 2 || !ReadLast(kb).OK {
 		t.Errorf("after the back-off: %d runs, last %+v", runs.Load(), ReadLast(kb))
+	}
+}
+
+// TestRunIndexesTheWorktreeThatFired: a hook in another worktree while a
+// runner works starts no runner of its own, so the live one indexes that
+// worktree's HEAD next (it used to index its own HEAD again, and the
+// other worktree's commit stayed unindexed until its next hook).
+func TestRunIndexesTheWorktreeThatFired(t *testing.T) {
+	kb := t.TempDir()
+	Trigger(kb, "main")
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var indexed []string
+	first := true
+	index := func(_ context.Context, head string) (string, error) {
+		indexed = append(indexed, head)
+		if first {
+			first = false
+			close(started)
+			<-release
+		}
+		return "0123456789abcdef0123456789abcdef01234567", nil
+	}
+	done := make(chan error)
+	go func() { done <- Run(context.Background(), kb, "main", index) }()
+	<-started
+	if spawn, _ := Trigger(kb, "linked"); spawn {
+		t.Error("a hook in the other worktree wanted a second runner")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(indexed, " ") != "main linked" {
+		t.Errorf("indexed the HEADs of %q, want main then linked", indexed)
+	}
+	// Hooks in both worktrees during a burst: each HEAD once, in the
+	// order they fired.
+	indexed = nil
+	Trigger(kb, "linked")
+	Trigger(kb, "main")
+	if err := Run(context.Background(), kb, "main", index); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(indexed, " ") != "linked main" {
+		t.Errorf("after a burst in both worktrees, indexed %q, want linked then main", indexed)
 	}
 }

@@ -2,10 +2,13 @@ package hooks
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"time"
 
@@ -15,12 +18,17 @@ import (
 // Files under kb/ (the common git dir's kb, shared by worktrees).
 const (
 	stateDir    = "hooks"
-	pendingFile = "pending"     // touched by every hook call: HEAD may have moved
-	runnerLock  = "runner.lock" // locked by the one live runner
-	lastFile    = "last.json"   // how the last run ended
-	LogFile     = "hooks.log"   // the runner's log, kept under maxLog
+	pendingFile = "pending"   // touched by every hook call: HEAD may have moved
+	headsDir    = "heads"     // one file per worktree whose hook fired: which HEAD
+	lastFile    = "last.json" // how the last run ended
+	LogFile     = "hooks.log" // the runner's log, kept under maxLog
 	maxLog      = 1 << 20
 )
+
+// RunnerLock is the lock the one live runner holds (flock, or
+// LockFileEx): taking it waits for a runner to finish, and holding it
+// keeps hooks from starting one.
+func RunnerLock(kbDir string) string { return filepath.Join(kbDir, stateDir, "runner.lock") }
 
 // Debounce is how quiet the hooks must be before the runner indexes: a
 // rebase fires a hook per commit, and indexing each intermediate HEAD
@@ -30,18 +38,26 @@ var Debounce = 300 * time.Millisecond
 // maxDebounce bounds the wait under a continuous stream of hook calls.
 const maxDebounce = 10 * time.Second
 
-// Trigger records that a hook fired and says whether a runner must be
-// started (none holds the runner lock). It does no git work: a hook
-// returns to git within milliseconds.
-func Trigger(kbDir string) (spawn bool, err error) {
+// Trigger records that a hook fired in the worktree head names (opaque
+// here: the caller's name for the HEAD that may have moved, handed back
+// to Run's index) and says whether a runner must be started (none holds
+// the runner lock). It does no git work: a hook returns to git within
+// milliseconds.
+func Trigger(kbDir, head string) (spawn bool, err error) {
 	dir := filepath.Join(kbDir, stateDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, headsDir), 0o755); err != nil {
+		return false, err
+	}
+	// The worktree first, then the pending mark: a runner that sees the
+	// mark finds the worktree.
+	sum := sha256.Sum256([]byte(head))
+	if err := os.WriteFile(filepath.Join(dir, headsDir, hex.EncodeToString(sum[:8])), []byte(head), 0o644); err != nil {
 		return false, err
 	}
 	if err := touch(filepath.Join(dir, pendingFile)); err != nil {
 		return false, err
 	}
-	f, err := tryLock(filepath.Join(dir, runnerLock))
+	f, err := tryLock(RunnerLock(kbDir))
 	if err != nil || f == nil {
 		return false, err // a runner is alive and will see the pending mark
 	}
@@ -55,6 +71,33 @@ func touch(path string) error {
 		return err
 	}
 	return os.Chtimes(path, now, now)
+}
+
+// takeHeads returns the worktrees whose hooks fired since the last take,
+// in the order they fired, and forgets them: a hook that fires after this
+// writes its file anew, and the runner's next round takes it.
+func takeHeads(dir string) []string {
+	entries, _ := os.ReadDir(filepath.Join(dir, headsDir))
+	type fired struct {
+		head string
+		at   time.Time
+	}
+	var fs []fired
+	for _, e := range entries {
+		p := filepath.Join(dir, headsDir, e.Name())
+		fi, err := e.Info()
+		b, rerr := os.ReadFile(p)
+		if err != nil || rerr != nil || os.Remove(p) != nil {
+			continue
+		}
+		fs = append(fs, fired{string(b), fi.ModTime()})
+	}
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].at.Before(fs[j].at) })
+	heads := make([]string, len(fs))
+	for i, f := range fs {
+		heads[i] = f.head
+	}
+	return heads
 }
 
 // pendingSince is the time of the last hook call (zero if none).
@@ -131,15 +174,18 @@ func ReadLast(kbDir string) *Last {
 }
 
 // Run is the background runner: unless another runner is alive, it waits
-// for the hooks to go quiet, indexes (index returns the commit it
-// indexed), and repeats while hook calls arrived meanwhile. Progress and
+// for the hooks to go quiet, indexes the HEAD of each worktree whose hook
+// fired (index returns the commit it indexed; own, the runner's worktree,
+// when no hook said which), and repeats while hook calls arrived
+// meanwhile. One runner serves every worktree of the repository: a hook
+// in another worktree while it runs starts none of its own. Progress and
 // errors go to kb/hooks.log; the outcome to kb/hooks/last.json.
-func Run(ctx context.Context, kbDir string, index func(context.Context) (string, error)) error {
+func Run(ctx context.Context, kbDir, own string, index func(ctx context.Context, head string) (string, error)) error {
 	dir := filepath.Join(kbDir, stateDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	lock, err := tryLock(filepath.Join(dir, runnerLock))
+	lock, err := tryLock(RunnerLock(kbDir))
 	if err != nil || lock == nil {
 		return err // another runner has it
 	}
@@ -174,7 +220,7 @@ func Run(ctx context.Context, kbDir string, index func(context.Context) (string,
 			if !pendingSince(dir).After(p) {
 				return nil
 			}
-			if lock, err = tryLock(filepath.Join(dir, runnerLock)); err != nil || lock == nil {
+			if lock, err = tryLock(RunnerLock(kbDir)); err != nil || lock == nil {
 				return err
 			}
 			continue
@@ -185,10 +231,26 @@ func Run(ctx context.Context, kbDir string, index func(context.Context) (string,
 			skipped = true
 			continue // backing off: logged when it failed
 		}
+		heads := takeHeads(dir)
+		if len(heads) == 0 {
+			heads = []string{own}
+		}
 		runs++
 		last := Last{Started: time.Now(), Runs: runs}
-		commit, err := index(ctx)
-		last.Ended, last.Commit = time.Now(), commit
+		var err error
+		for _, h := range heads {
+			t0 := time.Now()
+			switch commit, ierr := index(ctx, h); {
+			case ierr != nil:
+				if err == nil {
+					err = ierr
+				}
+			case commit != "": // "": the worktree is gone
+				last.Commit = commit
+				logLine("indexed %s in %.2fs (run %d)", short(commit), time.Since(t0).Seconds(), runs)
+			}
+		}
+		last.Ended = time.Now()
 		last.Seconds = last.Ended.Sub(last.Started).Seconds()
 		last.OK = err == nil
 		if err != nil {
@@ -202,8 +264,6 @@ func Run(ctx context.Context, kbDir string, index func(context.Context) (string,
 			if prev == nil || prev.OK || prev.Error != last.Error {
 				logLine("index failed after %.2fs: %v (hooks retry in %s at the earliest; git kb index retries now)", last.Seconds, err, pause)
 			}
-		} else {
-			logLine("indexed %s in %.2fs (run %d)", short(commit), last.Seconds, runs)
 		}
 		if b, err := json.MarshalIndent(last, "", "  "); err == nil {
 			os.WriteFile(filepath.Join(dir, lastFile+".tmp"), b, 0o644)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -321,7 +322,7 @@ func hooksRun(c *cli.Context, e env) error {
 	if h := c.Args().First(); h == "post-merge" || h == "post-checkout" {
 		wantPull(repo) // new commits may have come with shared data
 	}
-	spawn, err := hooks.Trigger(repo.KBDir())
+	spawn, err := hooks.Trigger(repo.KBDir(), headOf(repo))
 	if err != nil || !spawn {
 		return nil
 	}
@@ -368,11 +369,39 @@ func spawnRunner(repo *gitx.Repo) {
 	}
 }
 
-// runHooks is the background runner: index HEAD after each burst of hooks.
-func runHooks(ctx context.Context, e env, repo *gitx.Repo) error {
+// hookHead names a worktree's HEAD for hooks.Trigger: its git dir and
+// work tree, as the hook's git gave them (in a linked worktree git sets
+// GIT_DIR for the hook, so the runner's own GIT_DIR may name another).
+type hookHead struct {
+	GitDir   string `json:"git_dir"`
+	WorkTree string `json:"work_tree,omitempty"`
+}
+
+func headOf(repo *gitx.Repo) string {
+	b, _ := json.Marshal(hookHead{repo.GitDir, repo.WorkTree})
+	return string(b)
+}
+
+// runHooks is the background runner: index the HEAD of each worktree
+// whose hook fired, after each burst of hooks.
+func runHooks(ctx context.Context, e env, own *gitx.Repo) error {
 	quiet := e
 	quiet.StderrTTY = false
-	return hooks.Run(ctx, repo.KBDir(), func(ctx context.Context) (string, error) {
+	return hooks.Run(ctx, own.KBDir(), headOf(own), func(ctx context.Context, head string) (string, error) {
+		repo := own
+		if head != headOf(own) {
+			var h hookHead
+			if err := json.Unmarshal([]byte(head), &h); err != nil {
+				return "", fmt.Errorf("hooks: %q names no worktree: %w", head, err)
+			}
+			if _, err := os.Stat(h.GitDir); err != nil {
+				return "", nil // the worktree was removed since its hook fired
+			}
+			var err error
+			if repo, err = gitx.OpenAt(h.GitDir, h.WorkTree); err != nil {
+				return "", err
+			}
+		}
 		ictx, cancel := context.WithTimeout(ctx, time.Hour)
 		defer cancel()
 		if st, ok := hookPull(ictx, e, quiet, repo); ok {

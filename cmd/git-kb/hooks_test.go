@@ -15,6 +15,7 @@ import (
 	"github.com/git-kb/git-kb/gitx/gittest"
 	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
+	"github.com/gofrs/flock"
 )
 
 // kbBin runs the real binary in dir (hooks must call a real executable).
@@ -57,8 +58,36 @@ func waitIndexed(t *testing.T, dir, what string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	log, _ := os.ReadFile(filepath.Join(dir, ".git", "kb", hooks.LogFile))
+	common := gittest.Git(t, dir, "rev-parse", "--git-common-dir")
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	log, _ := os.ReadFile(filepath.Join(common, "kb", hooks.LogFile))
 	t.Fatalf("after %s, HEAD %s was not indexed within 60s; hooks.log:\n%s", what, head[:12], log)
+}
+
+// waitRunnerDone waits up to 60 s for the hooks' background runner of the
+// repository whose common git dir is commonDir to end, and keeps another
+// from starting until the test ends. Status sees HEAD indexed while the
+// runner still writes its log and looks for more hook calls: a runner
+// alive at the end of a test writes into the directory t.TempDir's
+// cleanup removes.
+func waitRunnerDone(t *testing.T, commonDir string) {
+	t.Helper()
+	l := flock.New(hooks.RunnerLock(filepath.Join(commonDir, "kb")))
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ok, err := l.TryLock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the hooks' runner did not end within 60s")
+		}
+	}
+	t.Cleanup(func() { l.Unlock() })
 }
 
 // waitLogged waits up to 20 s for the hooks log to hold want: the runner
@@ -226,6 +255,10 @@ func TestHooksPathAndWorktree(t *testing.T) {
 	waitIndexed(t, dir, "commit with core.hooksPath")
 
 	// A worktree shares the hooks and the index of the common git dir.
+	// The runner the commit above started may still be alive when the
+	// worktree's hooks fire (status sees HEAD indexed before it ends; on
+	// a loaded machine it lingers): they then start no runner of their
+	// own, and that one must index the worktree's HEAD, not its own.
 	gittest.Git(t, dir, "config", "--unset", "core.hooksPath")
 	kbBin(t, dir, "hooks", "install")
 	wt := filepath.Join(t.TempDir(), "wt")
@@ -238,4 +271,5 @@ func TestHooksPathAndWorktree(t *testing.T) {
 	if r := searchJSON(t, wt, "--no-index", "灰度发布检查单"); len(r.Results) == 0 {
 		t.Error("worktree commit not searchable")
 	}
+	waitRunnerDone(t, filepath.Join(dir, ".git"))
 }
