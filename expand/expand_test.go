@@ -368,6 +368,40 @@ func TestExpandParaphrase(t *testing.T) {
 	}
 }
 
+// TestExpandParaphraseEveryday: the table's everyday speech (time and
+// history, the web UI, writing queries, copying, hiding and renaming,
+// spreading work) gains the written words docs use, and a key never
+// takes the start of an older key in a phrase people type: 每天跑批
+// keeps 跑批, 看内存泄露 keeps 内存泄露, 一段时间内存爆 keeps 内存爆.
+func TestExpandParaphraseEveryday(t *testing.T) {
+	for _, c := range []struct{ text, from, want string }{
+		{"过去一段时间的慢查询", "过去一段时间", "历史"},
+		{"网页上点一下就行吗", "点一下", "点击"},
+		{"写条sql把重复的捞出来", "捞出来", "查询"},
+		{"照着线上复制一份配置", "复制一份", "复制"},
+		{"列藏起来别人就看不到", "藏起来", "隐藏"},
+		{"上线后改表名", "改表名", "重命名表"},
+		{"把压力分摊到每个节点", "分摊", "分散"},
+		{"翻了一倍", "翻了一倍", "翻倍"},
+		{"每天跑批", "跑批", "批处理"},
+		{"怎么看内存泄露", "内存泄露", "内存泄漏"},
+		{"过一段时间内存爆了", "内存爆", "内存溢出"},
+		{"当时间不同步时", "时间不同步", "时钟同步"},
+		{"针对数据量大的表", "数据量大", "大量数据"},
+	} {
+		var got *Expansion
+		exps := Expand(c.text, nil)
+		for i, e := range exps {
+			if e.Source == SourceParaphrase && e.From == c.from {
+				got = &exps[i]
+			}
+		}
+		if got == nil || got.To[0] != c.want {
+			t.Errorf("%s: %s gains %+v, want %s first (paraphrase)", c.text, c.from, got, c.want)
+		}
+	}
+}
+
 // TestLookup: bisection finds every key of every table, and nothing else.
 func TestLookup(t *testing.T) {
 	for name, tab := range map[string]string{"glossary_zh": glossaryZh, "glossary_en": glossaryEn, "cedict_zh": cedictZh, "cedict_en": cedictEn} {
