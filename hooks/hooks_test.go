@@ -201,3 +201,38 @@ func TestRunIndexesTheWorktreeThatFired(t *testing.T) {
 		t.Errorf("after a burst in both worktrees, indexed %q, want linked then main", indexed)
 	}
 }
+
+// TestTriggerMarkIsWhole: a runner taking the worktree marks while hooks
+// write them reads each whole or not at all, never a cut one (which names
+// no worktree, and would fail the run).
+func TestTriggerMarkIsWhole(t *testing.T) {
+	kb := t.TempDir()
+	head := strings.Repeat("/a/worktree/path", 4096)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 300 {
+			if _, err := Trigger(kb, head); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	dir := filepath.Join(kb, stateDir)
+	cut := 0
+	for taking := true; taking; {
+		select {
+		case <-done:
+			taking = false
+		default:
+		}
+		for _, h := range takeHeads(dir) {
+			if h != head {
+				cut++
+			}
+		}
+	}
+	if cut > 0 {
+		t.Errorf("took %d cut marks", cut)
+	}
+}

@@ -49,9 +49,14 @@ func Trigger(kbDir, head string) (spawn bool, err error) {
 		return false, err
 	}
 	// The worktree first, then the pending mark: a runner that sees the
-	// mark finds the worktree.
+	// mark finds the worktree. Written beside and renamed, so a runner
+	// reads it whole or not at all.
 	sum := sha256.Sum256([]byte(head))
-	if err := os.WriteFile(filepath.Join(dir, headsDir, hex.EncodeToString(sum[:8])), []byte(head), 0o644); err != nil {
+	tmp := filepath.Join(dir, "head-"+strconv.Itoa(os.Getpid())+".tmp")
+	if err := os.WriteFile(tmp, []byte(head), 0o644); err != nil {
+		return false, err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, headsDir, hex.EncodeToString(sum[:8]))); err != nil {
 		return false, err
 	}
 	if err := touch(filepath.Join(dir, pendingFile)); err != nil {
