@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -52,8 +53,11 @@ func Trigger(kbDir, head string) (spawn bool, err error) {
 	// mark finds the worktree. Written beside and renamed, so a runner
 	// reads it whole or not at all.
 	sum := sha256.Sum256([]byte(head))
+	// The time it fired leads: file times are coarser than a burst of
+	// hooks (a jiffy).
 	tmp := filepath.Join(dir, "head-"+strconv.Itoa(os.Getpid())+".tmp")
-	if err := os.WriteFile(tmp, []byte(head), 0o644); err != nil {
+	mark := strconv.FormatInt(time.Now().UnixNano(), 10) + "\n" + head
+	if err := os.WriteFile(tmp, []byte(mark), 0o644); err != nil {
 		return false, err
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, headsDir, hex.EncodeToString(sum[:8]))); err != nil {
@@ -85,19 +89,23 @@ func takeHeads(dir string) []string {
 	entries, _ := os.ReadDir(filepath.Join(dir, headsDir))
 	type fired struct {
 		head string
-		at   time.Time
+		at   int64
 	}
 	var fs []fired
 	for _, e := range entries {
 		p := filepath.Join(dir, headsDir, e.Name())
-		fi, err := e.Info()
-		b, rerr := os.ReadFile(p)
-		if err != nil || rerr != nil || os.Remove(p) != nil {
+		b, err := os.ReadFile(p)
+		if err != nil || os.Remove(p) != nil {
 			continue
 		}
-		fs = append(fs, fired{string(b), fi.ModTime()})
+		at, head, _ := strings.Cut(string(b), "\n")
+		ns, err := strconv.ParseInt(at, 10, 64)
+		if err != nil {
+			continue // not a mark Trigger wrote
+		}
+		fs = append(fs, fired{head, ns})
 	}
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].at.Before(fs[j].at) })
+	sort.Slice(fs, func(i, j int) bool { return fs[i].at < fs[j].at })
 	heads := make([]string, len(fs))
 	for i, f := range fs {
 		heads[i] = f.head
