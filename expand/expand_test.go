@@ -271,6 +271,37 @@ func TestExpandEnglishPhrases(t *testing.T) {
 	}
 }
 
+// TestGlossaryDatabaseTerms: database administration and replication
+// terms gain the words MySQL-style docs and configs use for them, and
+// those words map back (relaylog -> 中继日志, semisync -> 半同步复制).
+// A phrase that is only the word-by-word translation of its term's parts
+// is not listed (write latency, batch update): the parts translate it, and
+// as one concept it took each part's own translations from the question.
+func TestGlossaryDatabaseTerms(t *testing.T) {
+	exps := Expand("从库延迟很高，中继日志堆积，半同步复制退化成异步", nil)
+	for from, want := range map[string]string{
+		"从库延迟": "seconds behind master", "中继日志": "relaylog", "半同步复制": "semisync",
+	} {
+		if e := find(exps, from); e == nil || e.Source != SourceGlossary || e.To[0] != want {
+			t.Errorf("%s: %+v, want %s (all: %+v)", from, e, want, exps)
+		}
+	}
+	exps = Expand("enable semisync and check relaylog_info and GTID", nil)
+	for from, want := range map[string]string{
+		"semisync": "半同步复制", "relaylog": "中继日志", "gtid": "全局事务标识",
+	} {
+		if e := find(exps, from); e == nil || e.Source != SourceGlossary || e.To[0] != want {
+			t.Errorf("%s: %+v, want %s (all: %+v)", from, e, want, exps)
+		}
+	}
+	en := table.Parse(glossaryEn)
+	for _, p := range []string{"write latency", "batch update", "data directory", "cluster status"} {
+		if got, ok := en[p]; ok {
+			t.Errorf("%s -> %v, a word-by-word phrase listed", p, got)
+		}
+	}
+}
+
 // TestTablesInStep: the embedded glossary tables are what go generate
 // makes of glossary.tsv now (run `go generate ./expand` after editing it).
 func TestTablesInStep(t *testing.T) {
