@@ -25,7 +25,12 @@ import (
 //	   environment assignments (DB_PASS=x, MYSQL_PWD: x) with any
 //	   literal value, private-key finds base64 DER key bodies without
 //	   a BEGIN line it knows (derKeys)
-const RulesVersion = 6
+//	7: a line over 64 KiB is searched around each rule's keywords as far
+//	   as the rule's longest match (it was 1 KiB); aws-secret-key,
+//	   alibaba-secret-key and password-assignment name a keyword for
+//	   every spelling they match (secret_accesskey, access_keysecret,
+//	   auth-key)
+const RulesVersion = 7
 
 // rule finds one kind of secret on a line.
 type rule struct {
@@ -35,11 +40,15 @@ type rule struct {
 	keywords []string
 	// lineKeyword says the keywords tell the line's kind (a curl or
 	// mysql command) and a match need not hold one (-u user:pass). A
-	// rule without it finds only matches that hold one of its keywords,
-	// which lets a long line be searched around them (matches).
+	// rule without it finds only matches that hold one of its keywords
+	// (every spelling its regexp matches holds one), which lets a long
+	// line be searched around them (matches).
 	lineKeyword bool
 	// re is compiled on first use (lazyRE).
 	re func() *regexp.Regexp
+	// reach is what re can cover, read from it on first use (a long
+	// line is searched around the keywords that far).
+	reach func() *reach
 	// group is the submatch that is the secret (0: the whole match).
 	group int
 	// minEntropy is the Shannon entropy, in bits per byte, the secret
@@ -121,7 +130,7 @@ var rules = []*rule{
 	},
 	{
 		id:         "aws-secret-key",
-		keywords:   []string{"aws", "secret_access_key", "secretaccesskey", "secret-access-key"},
+		keywords:   []string{"aws", "secret_access", "secretaccess", "secret-access"},
 		re:         lazyRE(`(?i)(?:aws.{0,24}?secret|secret[_-]?access[_-]?key).{0,24}?(?:[=:>]|\s)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 		group:      1,
 		minEntropy: 3.5,
@@ -161,7 +170,7 @@ var rules = []*rule{
 	},
 	{
 		id:         "alibaba-secret-key",
-		keywords:   []string{"accesskeysecret", "access_key_secret", "access-key-secret"},
+		keywords:   []string{"keysecret", "key_secret", "key-secret"},
 		re:         lazyRE(`(?i)access[_-]?key[_-]?secret["']?\s*[:=]\s*["']?([A-Za-z0-9]{30})\b`),
 		group:      1,
 		minEntropy: 3.5,
@@ -324,7 +333,7 @@ var rules = []*rule{
 	{
 		id: "password-assignment",
 		keywords: []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "api_key", "apikey", "api-key",
-			"access_key", "accesskey", "access-key", "auth_key", "authkey", "credential", "密码", "口令", "密钥", "令牌"},
+			"access_key", "accesskey", "access-key", "auth_key", "authkey", "auth-key", "credential", "密码", "口令", "密钥", "令牌"},
 		// name = value, name: value, name := value, "name": "value",
 		// --name=value; in Chinese too (数据库密码：value, 口令为 value,
 		// a full-width colon), and with quotes escaped (\"value\" in a

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"math"
 	"path"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -183,79 +182,6 @@ func (p *Policy) find(file, text string, lower []byte, blocks []Finding) []Findi
 			continue
 		}
 		out = append(out, s)
-	}
-	return out
-}
-
-// A line longer than longLine (a minified bundle, a base64 blob, a
-// one-line JSON dump) is not searched whole by each rule whose keyword it
-// holds somewhere: a rule runs on the bytes within keywordReach of its
-// own keywords. A rule's match holds one of its keywords (but for a rule
-// with lineKeyword, which searches such a line whole), so it lies inside
-// those windows; a match that touches a window's edge inside the line
-// might run on beyond it, and then the rule searches the whole line after
-// all, as it does a shorter line. Scanning a 70 MB
-// base64 line whole took every rule that found a keyword somewhere in it
-// about half a second a megabyte, at indexing and again for each search
-// result in it.
-const (
-	longLine     = 64 << 10
-	keywordReach = 1 << 10
-)
-
-// matches returns r's submatch indexes in line (lower is line with ASCII
-// lowercased), as FindAllStringSubmatchIndex returns them.
-func matches(r *rule, line string, lower []byte) [][]int {
-	if len(line) <= longLine || r.lineKeyword {
-		return r.re().FindAllStringSubmatchIndex(line, -1)
-	}
-	return matchesAround(r, line, lower)
-}
-
-// matchesAround is matches for a long line: r searches the windows
-// around its keywords, or the whole line when a match touches a
-// window's edge inside the line.
-func matchesAround(r *rule, line string, lower []byte) [][]int {
-	var out [][]int
-	for _, w := range keywordWindows(r, lower) {
-		for _, m := range r.re().FindAllStringSubmatchIndex(line[w[0]:w[1]], -1) {
-			if m[0] == 0 && w[0] > 0 || m[1] == w[1]-w[0] && w[1] < len(line) {
-				return r.re().FindAllStringSubmatchIndex(line, -1)
-			}
-			for i := range m {
-				if m[i] >= 0 {
-					m[i] += w[0]
-				}
-			}
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// keywordWindows returns the byte ranges of lower within keywordReach of
-// one of r's keywords, merged and in order.
-func keywordWindows(r *rule, lower []byte) [][2]int {
-	var hits []int
-	for _, k := range r.keywords {
-		for at := 0; ; {
-			i := bytes.Index(lower[at:], []byte(k))
-			if i < 0 {
-				break
-			}
-			hits = append(hits, at+i)
-			at += i + 1
-		}
-	}
-	slices.Sort(hits)
-	var out [][2]int
-	for _, h := range hits {
-		lo, hi := max(h-keywordReach, 0), min(h+keywordReach, len(lower))
-		if n := len(out); n > 0 && lo <= out[n-1][1] {
-			out[n-1][1] = max(out[n-1][1], hi)
-			continue
-		}
-		out = append(out, [2]int{lo, hi})
 	}
 	return out
 }
