@@ -52,4 +52,6 @@ package index
 //	13: a run of more than 1,000 base64 or hex characters (segment.MaxDataRun)
 //	   is encoded data and yields no terms; a declaration's heading is
 //	   cut between runes
-const PipelineVersion = 13
+//	14: so is a block of such lines wrapped at one width (a PEM body at
+//	   64 columns, MIME base64 at 76) of more than 1,000 characters
+const PipelineVersion = 14

@@ -208,22 +208,63 @@ type hanRun struct{ start, end int }
 // searches for: it yields no terms. Each of its pieces would be a term of
 // its own, nearly all of them distinct, and a 70 MB base64 file made
 // millions of them, the bulk of that file's indexing time and memory.
+//
+// Data wrapped into lines (a PEM certificate or key at 64 columns, MIME
+// base64 at 76, a hex dump) is a block of consecutive lines each of them
+// base64 or hex alone, all of one width but the last, which may be
+// shorter; a block of more than MaxDataRun characters is encoded data
+// too, line by line.
 const MaxDataRun = 1000
 
-// dataRuns returns the byte ranges of text's runs longer than MaxDataRun
-// (with fold, full-width characters count as their ASCII forms, as
+// minWrapWidth is the narrowest line of a wrapped block: encoders wrap
+// at 60 (xxd -p), 64 (PEM, PGP), 70 (OpenSSH) or 76 (MIME) columns.
+const minWrapWidth = 40
+
+// dataRuns returns the byte ranges of text's runs longer than MaxDataRun,
+// and of the lines of its wrapped blocks of data (see MaxDataRun), in
+// order (with fold, full-width characters count as their ASCII forms, as
 // scanRuns reads them).
 func dataRuns(text string, fold bool) [][2]int {
 	if len(text) <= MaxDataRun {
 		return nil
 	}
-	var out [][2]int
+	var out, block [][2]int
 	start, n := -1, 0 // the current run's start byte and its length in characters
 	end := func(i int) {
 		if start >= 0 && n > MaxDataRun {
 			out = append(out, [2]int{start, i})
 		}
 		start, n = -1, 0
+	}
+	// The current line: its one run of data characters, if it is base64
+	// or hex alone between blanks (pure), and its length in characters.
+	lineRun, lineN, pure := [2]int{-1, -1}, 0, true
+	// The current block: its lines, their width, its characters, and
+	// whether a shorter line ended it.
+	width, total, closed := 0, 0, false
+	flush := func() {
+		if len(block) > 1 && total > MaxDataRun {
+			for _, r := range block {
+				out = append(out, r)
+			}
+		}
+		block, width, total, closed = block[:0], 0, 0, false
+	}
+	endLine := func() {
+		switch {
+		case !pure || lineN == 0:
+			flush()
+		case len(block) > 0 && !closed && lineN == width:
+			block, total = append(block, lineRun), total+lineN
+		case len(block) > 0 && !closed && lineN < width:
+			block, total, closed = append(block, lineRun), total+lineN, true
+		default:
+			flush()
+			if lineN >= minWrapWidth {
+				block, width, total = append(block, lineRun), lineN, lineN
+			}
+		}
+		lineRun, lineN, pure = [2]int{-1, -1}, 0, true
 	}
 	for i := 0; i < len(text); {
 		b, size := text[i], 1
@@ -237,18 +278,43 @@ func dataRuns(text string, fold bool) [][2]int {
 				}
 			}
 		}
-		if b < utf8.RuneSelf && isDataByte(b) {
+		switch {
+		case b < utf8.RuneSelf && isDataByte(b):
 			if start < 0 {
 				start = i
 			}
 			n++
-		} else {
+			if lineRun[0] >= 0 && lineRun[1] < i || !isBase64Byte(b) {
+				pure = false // a second run on the line, or base64url
+			}
+			if lineRun[0] < 0 {
+				lineRun[0] = i
+			}
+			lineRun[1] = i + size
+			lineN++
+		case b == '\n':
 			end(i)
+			endLine()
+		default:
+			end(i)
+			if b != ' ' && b != '\t' && b != '\r' {
+				pure = false
+			}
 		}
 		i += size
 	}
 	end(len(text))
-	return out
+	endLine()
+	flush()
+	// A block's lines come after the runs ended on the line that closed
+	// it, and a line over MaxDataRun may be both.
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	return slices.Compact(out)
+}
+
+// isBase64Byte: standard base64 (hex is a part of it).
+func isBase64Byte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '+' || b == '/' || b == '='
 }
 
 func isDataByte(b byte) bool {
