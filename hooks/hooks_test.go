@@ -236,3 +236,26 @@ func TestTriggerMarkIsWhole(t *testing.T) {
 		t.Errorf("took %d cut marks", cut)
 	}
 }
+
+// TestTriggerWithoutAMark: a hook whose worktree mark cannot be written
+// (here a file stands where its directory goes) still counts: the runner
+// starts and indexes its own HEAD.
+func TestTriggerWithoutAMark(t *testing.T) {
+	kb := t.TempDir()
+	os.MkdirAll(filepath.Join(kb, stateDir), 0o755)
+	if err := os.WriteFile(filepath.Join(kb, stateDir, headsDir), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spawn, err := Trigger(kb, "linked")
+	if err != nil || !spawn {
+		t.Fatalf("Trigger: spawn %v, %v", spawn, err)
+	}
+	var indexed []string
+	err = Run(context.Background(), kb, "main", func(_ context.Context, head string) (string, error) {
+		indexed = append(indexed, head)
+		return "0123456789abcdef0123456789abcdef01234567", nil
+	})
+	if err != nil || strings.Join(indexed, " ") != "main" {
+		t.Errorf("Run: %v, indexed %q, want main", err, indexed)
+	}
+}

@@ -46,23 +46,13 @@ const maxDebounce = 10 * time.Second
 // milliseconds.
 func Trigger(kbDir, head string) (spawn bool, err error) {
 	dir := filepath.Join(kbDir, stateDir)
-	if err := os.MkdirAll(filepath.Join(dir, headsDir), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, err
 	}
 	// The worktree first, then the pending mark: a runner that sees the
-	// mark finds the worktree. Written beside and renamed, so a runner
-	// reads it whole or not at all.
-	sum := sha256.Sum256([]byte(head))
-	// The time it fired leads: file times are coarser than a burst of
-	// hooks (a jiffy).
-	tmp := filepath.Join(dir, "head-"+strconv.Itoa(os.Getpid())+".tmp")
-	mark := strconv.FormatInt(time.Now().UnixNano(), 10) + "\n" + head
-	if err := os.WriteFile(tmp, []byte(mark), 0o644); err != nil {
-		return false, err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, headsDir, hex.EncodeToString(sum[:8]))); err != nil {
-		return false, err
-	}
+	// mark finds the worktree. Without it (a mark that could not be
+	// written) the runner indexes its own HEAD: the hook call still counts.
+	markHead(dir, head)
 	if err := touch(filepath.Join(dir, pendingFile)); err != nil {
 		return false, err
 	}
@@ -80,6 +70,21 @@ func touch(path string) error {
 		return err
 	}
 	return os.Chtimes(path, now, now)
+}
+
+// markHead writes the mark of head for takeHeads: the time it fired
+// (file times are coarser than a burst of hooks), then head. Written
+// beside and renamed, so a runner reads it whole or not at all.
+func markHead(dir, head string) {
+	if os.MkdirAll(filepath.Join(dir, headsDir), 0o755) != nil {
+		return
+	}
+	sum := sha256.Sum256([]byte(head))
+	tmp := filepath.Join(dir, "head-"+strconv.Itoa(os.Getpid())+".tmp")
+	mark := strconv.FormatInt(time.Now().UnixNano(), 10) + "\n" + head
+	if os.WriteFile(tmp, []byte(mark), 0o644) != nil || os.Rename(tmp, filepath.Join(dir, headsDir, hex.EncodeToString(sum[:8]))) != nil {
+		os.Remove(tmp)
+	}
 }
 
 // takeHeads returns the worktrees whose hooks fired since the last take,
