@@ -271,6 +271,18 @@ func TestExpandEnglishPhrases(t *testing.T) {
 	}
 }
 
+// wantFirstFromGlossary: each word of want is expanded from the glossary
+// with its value as the first word added.
+func wantFirstFromGlossary(t *testing.T, text string, want map[string]string) {
+	t.Helper()
+	exps := Expand(text, nil)
+	for from, w := range want {
+		if e := find(exps, from); e == nil || e.Source != SourceGlossary || e.To[0] != w {
+			t.Errorf("%s: %+v, want %s (all: %+v)", from, e, w, exps)
+		}
+	}
+}
+
 // TestGlossaryDatabaseTerms: database administration and replication
 // terms gain the words MySQL-style docs and configs use for them, and
 // those words map back (relaylog -> 中继日志, semisync -> 半同步复制).
@@ -278,27 +290,43 @@ func TestExpandEnglishPhrases(t *testing.T) {
 // is not listed (write latency, batch update): the parts translate it, and
 // as one concept it took each part's own translations from the question.
 func TestGlossaryDatabaseTerms(t *testing.T) {
-	exps := Expand("从库延迟很高，中继日志堆积，半同步复制退化成异步", nil)
-	for from, want := range map[string]string{
+	wantFirstFromGlossary(t, "从库延迟很高，中继日志堆积，半同步复制退化成异步", map[string]string{
 		"从库延迟": "seconds behind master", "中继日志": "relaylog", "半同步复制": "semisync",
-	} {
-		if e := find(exps, from); e == nil || e.Source != SourceGlossary || e.To[0] != want {
-			t.Errorf("%s: %+v, want %s (all: %+v)", from, e, want, exps)
-		}
-	}
-	exps = Expand("enable semisync and check relaylog_info and GTID", nil)
-	for from, want := range map[string]string{
+	})
+	wantFirstFromGlossary(t, "enable semisync and check relaylog_info and GTID", map[string]string{
 		"semisync": "半同步复制", "relaylog": "中继日志", "gtid": "全局事务标识",
-	} {
-		if e := find(exps, from); e == nil || e.Source != SourceGlossary || e.To[0] != want {
-			t.Errorf("%s: %+v, want %s (all: %+v)", from, e, want, exps)
-		}
-	}
+	})
 	en := table.Parse(glossaryEn)
 	for _, p := range []string{"write latency", "batch update", "data directory", "cluster status"} {
 		if got, ok := en[p]; ok {
 			t.Errorf("%s -> %v, a word-by-word phrase listed", p, got)
 		}
+	}
+}
+
+// TestGlossaryOpsTerms: terms of art of distributed systems, operations,
+// data pipelines and security whose English their Chinese parts do not
+// give (惊群 is no "startle group", 拨测 no "dial test") gain it, and it
+// maps back (mttr -> 平均修复时间, stonith -> 隔离节点). Compounds whose
+// parts each give a word of their English (虚拟节点 virtual node, 告警风暴
+// alert storm) are not listed: their parts already translate them.
+func TestGlossaryOpsTerms(t *testing.T) {
+	wantFirstFromGlossary(t, "惊群效应导致故障，拨测发现平均修复时间太长，同步副本集缩小", map[string]string{
+		"惊群效应": "thundering herd", "拨测": "synthetic", "平均修复时间": "mttr", "同步副本集": "isr",
+	})
+	wantFirstFromGlossary(t, "mttr went up after the stonith; run a pentest on the bastion", map[string]string{
+		"mttr": "平均修复时间", "stonith": "隔离节点", "pentest": "渗透测试", "bastion": "跳板机",
+	})
+	zh := table.Parse(glossaryZh)
+	for _, w := range []string{"虚拟节点", "告警风暴", "数据管道", "镜像扫描"} {
+		if got, ok := zh[w]; ok {
+			t.Errorf("%s -> %v, a word-by-word compound listed", w, got)
+		}
+	}
+	// The new words do not take an older term's English: a phrase that
+	// holds one is still cut into the older words (存储类型, not 存储类 + 型).
+	if e := find(Expand("存储类型和备份集群", nil), "存储类"); e != nil {
+		t.Errorf("存储类 matched inside 存储类型: %+v", e)
 	}
 }
 
