@@ -3,6 +3,7 @@ package expand
 import (
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -300,6 +301,33 @@ func TestGlossaryDatabaseTerms(t *testing.T) {
 	for _, p := range []string{"write latency", "batch update", "data directory", "cluster status"} {
 		if got, ok := en[p]; ok {
 			t.Errorf("%s -> %v, a word-by-word phrase listed", p, got)
+		}
+	}
+}
+
+// TestGlossarySQLCompoundsKeepThePlainSense: a compound listed for the
+// SQL statement docs name it by (删除用户 DROP USER, 创建索引 ADD INDEX)
+// is found whole, so its parts are not translated on their own; it keeps
+// the plain words too, or a question about code (deleteUser,
+// createIndex, changePassword) would lose the verb code writes.
+func TestGlossarySQLCompoundsKeepThePlainSense(t *testing.T) {
+	for text, want := range map[string][]string{
+		"删除用户":  {"drop user", "delete user"},
+		"删除数据库": {"drop database", "delete database"},
+		"创建索引":  {"add index", "create index"},
+		"删除索引":  {"drop index", "delete index"},
+		"删除分区":  {"drop partition", "delete partition"},
+		"修改密码":  {"set password", "change password"},
+	} {
+		e := find(Expand(text, nil), text)
+		if e == nil || e.Source != SourceGlossary {
+			t.Errorf("%s: %+v, want it from the glossary", text, e)
+			continue
+		}
+		for _, w := range want {
+			if !slices.Contains(e.To, w) {
+				t.Errorf("%s -> %v, want %q among them", text, e.To, w)
+			}
 		}
 	}
 }
