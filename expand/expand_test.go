@@ -358,6 +358,40 @@ func TestGlossaryOpsTerms(t *testing.T) {
 	}
 }
 
+// TestGlossarySQLTermsOfArt: the second database batch. Terms of art
+// of SQL types, collations, locking, plans, statistics and sessions whose
+// English their Chinese parts do not give (临键锁 is no "adjacent key
+// lock", 驱动表 no "driver table", 校对规则 no "proofread rule") gain it,
+// and it maps back. English words an older term names keep it (secondary
+// index is 二级索引, unnest 子查询展开, div 除法, out of range 越界), and
+// compounds whose parts give their English (强制索引 force index, 信息模式
+// information schema, 写偏斜 write skew) are not listed.
+func TestGlossarySQLTermsOfArt(t *testing.T) {
+	wantFirstFromGlossary(t, "临键锁和排他锁，驱动表选错了，校对规则不对，表情符号乱码", map[string]string{
+		"临键锁": "next key lock", "排他锁": "exclusive lock", "驱动表": "driving table",
+		"校对规则": "collation", "表情符号": "emoji",
+	})
+	wantFirstFromGlossary(t, "raise max_allowed_packet, check lower_case_table_names and the zerofill tinyint", map[string]string{
+		"max allowed packet": "最大包大小", "lower case table names": "表名大小写",
+		"zerofill": "零填充", "tinyint": "微整数",
+	})
+	en := table.Parse(glossaryEn)
+	for w, want := range map[string]string{
+		"secondary index": "二级索引", "unnest": "子查询展开", "div": "除法",
+		"out of range": "越界", "rollup": "降采样", "collation": "排序规则",
+	} {
+		if got := en[w]; len(got) == 0 || got[0] != want {
+			t.Errorf("%s -> %v, want %s", w, got, want)
+		}
+	}
+	zh := table.Parse(glossaryZh)
+	for _, w := range []string{"强制索引", "信息模式", "写偏斜", "物理算子"} {
+		if got, ok := zh[w]; ok {
+			t.Errorf("%s -> %v, a word-by-word compound listed", w, got)
+		}
+	}
+}
+
 // TestTablesInStep: the embedded glossary tables are what go generate
 // makes of glossary.tsv now (run `go generate ./expand` after editing it).
 func TestTablesInStep(t *testing.T) {
