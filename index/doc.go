@@ -54,4 +54,6 @@ package index
 //	   cut between runes
 //	14: so is a block of such lines wrapped at one width (a PEM body at
 //	   64 columns, MIME base64 at 76) of more than 1,000 characters
-const PipelineVersion = 14
+//	15: but not a block of hex lines of a digest's width (a list of
+//	   SHA-1 or SHA-256 hashes): each line keeps its term
+const PipelineVersion = 15

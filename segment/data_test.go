@@ -1,7 +1,10 @@
 package segment
 
 import (
+	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -116,8 +119,16 @@ func TestWrappedDataHasNoTerms(t *testing.T) {
 		})
 	}
 	// Not a wrapped block of more than MaxDataRun: each keeps the terms
-	// of its lines.
+	// of its lines. A list of hashes (hex lines of a digest's width) is
+	// names to search for, not data wrapped into lines.
+	var sha1s, sha256s strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&sha1s, "%x\n", sha1.Sum([]byte{byte(i)}))
+		fmt.Fprintf(&sha256s, "%x\n", sha256.Sum256([]byte{byte(i)}))
+	}
 	for name, in := range map[string]string{
+		"SHA-1 list":   "# .git-blame-ignore-revs\n" + sha1s.String(),
+		"SHA-256 list": sha256s.String(),
 		"short block":  wrap(short, 64, "", "\n"),
 		"widths vary":  wrap(long[:500], 64, "", "\n") + wrap(long[500:], 60, "", "\n"),
 		"narrow lines": wrap(long, 30, "", "\n"),

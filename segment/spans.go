@@ -220,6 +220,18 @@ const MaxDataRun = 1000
 // at 60 (xxd -p), 64 (PEM, PGP), 70 (OpenSSH) or 76 (MIME) columns.
 const minWrapWidth = 40
 
+// isDigestWidth: a block of hex lines of one of these widths is a list
+// of hashes (MD5 32, SHA-1 40, SHA-224 56, SHA-256 64, SHA-384 96,
+// SHA-512 128: a .git-blame-ignore-revs, a checksum list), each line a
+// name someone searches for, not data wrapped into lines.
+func isDigestWidth(n int) bool {
+	switch n {
+	case 32, 40, 56, 64, 96, 128:
+		return true
+	}
+	return false
+}
+
 // dataRuns returns the byte ranges of text's runs longer than MaxDataRun,
 // and of the lines of its wrapped blocks of data (see MaxDataRun), in
 // order (with fold, full-width characters count as their ASCII forms, as
@@ -237,34 +249,35 @@ func dataRuns(text string, fold bool) [][2]int {
 		start, n = -1, 0
 	}
 	// The current line: its one run of data characters, if it is base64
-	// or hex alone between blanks (pure), and its length in characters.
-	lineRun, lineN, pure := [2]int{-1, -1}, 0, true
-	// The current block: its lines, their width, its characters, and
-	// whether a shorter line ended it.
-	width, total, closed := 0, 0, false
+	// or hex alone between blanks (pure), its length in characters, and
+	// whether they are all hex digits.
+	lineRun, lineN, pure, lineHex := [2]int{-1, -1}, 0, true, true
+	// The current block: its lines, their width, its characters, whether
+	// a shorter line ended it, and whether all its lines are hex.
+	width, total, closed, blockHex := 0, 0, false, true
 	flush := func() {
-		if len(block) > 1 && total > MaxDataRun {
+		if len(block) > 1 && total > MaxDataRun && !(blockHex && isDigestWidth(width)) {
 			for _, r := range block {
 				out = append(out, r)
 			}
 		}
-		block, width, total, closed = block[:0], 0, 0, false
+		block, width, total, closed, blockHex = block[:0], 0, 0, false, true
 	}
 	endLine := func() {
 		switch {
 		case !pure || lineN == 0:
 			flush()
 		case len(block) > 0 && !closed && lineN == width:
-			block, total = append(block, lineRun), total+lineN
+			block, total, blockHex = append(block, lineRun), total+lineN, blockHex && lineHex
 		case len(block) > 0 && !closed && lineN < width:
-			block, total, closed = append(block, lineRun), total+lineN, true
+			block, total, closed, blockHex = append(block, lineRun), total+lineN, true, blockHex && lineHex
 		default:
 			flush()
 			if lineN >= minWrapWidth {
-				block, width, total = append(block, lineRun), lineN, lineN
+				block, width, total, blockHex = append(block, lineRun), lineN, lineN, lineHex
 			}
 		}
-		lineRun, lineN, pure = [2]int{-1, -1}, 0, true
+		lineRun, lineN, pure, lineHex = [2]int{-1, -1}, 0, true, true
 	}
 	for i := 0; i < len(text); {
 		b, size := text[i], 1
@@ -286,6 +299,9 @@ func dataRuns(text string, fold bool) [][2]int {
 			n++
 			if lineRun[0] >= 0 && lineRun[1] < i || !isBase64Byte(b) {
 				pure = false // a second run on the line, or base64url
+			}
+			if !isHexByte(b) {
+				lineHex = false
 			}
 			if lineRun[0] < 0 {
 				lineRun[0] = i
@@ -310,6 +326,10 @@ func dataRuns(text string, fold bool) [][2]int {
 	// it, and a line over MaxDataRun may be both.
 	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
 	return slices.Compact(out)
+}
+
+func isHexByte(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
 }
 
 // isBase64Byte: standard base64 (hex is a part of it).
