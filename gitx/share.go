@@ -261,7 +261,11 @@ func (r *Repo) transfer(ctx context.Context, op, remote string, args []string) (
 	cmd.Stdout = io.Discard
 	// Never stop for a password prompt: a hook or CI has no one to answer.
 	// Progress at once (git waits 2 s by default), for the byte counts.
-	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PROGRESS_DELAY=0")
+	// git's messages in English, whatever the user's locale: the progress
+	// lines, a refused lease's "(stale info)" and a remote's lack of atomic
+	// pushes are read from them, and git translates them (under LC_ALL=C
+	// gettext ignores LANGUAGE too).
+	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PROGRESS_DELAY=0", "LC_ALL=C")
 	err := cmd.Run()
 	t := parseTransfer(stderr.String())
 	if err != nil {

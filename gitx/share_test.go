@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,8 +80,27 @@ func TestPushLeased(t *testing.T) {
 
 // A leased push of several refs is atomic: one ref whose lease fails
 // leaves every ref of the push as it was, and the error names that ref.
-// A remote that does not take atomic pushes gets a plain one.
+// A remote that does not take atomic pushes gets a plain one. Both hold
+// under a translated locale too: git's message that a remote takes no
+// atomic pushes is translated (German: "die Gegenseite unterstützt keinen
+// atomaren Versand"), and so are the progress lines the counts come from.
 func TestPushLeasedAtomic(t *testing.T) {
+	for _, lang := range []string{"", "de"} {
+		t.Run("LANGUAGE="+lang, func(t *testing.T) {
+			if lang != "" {
+				// No translated locale need be installed: under C.UTF-8,
+				// gettext takes the language from LANGUAGE.
+				t.Setenv("LC_ALL", "")
+				t.Setenv("LC_MESSAGES", "")
+				t.Setenv("LANG", "C.UTF-8")
+				t.Setenv("LANGUAGE", lang)
+			}
+			pushLeasedAtomic(t, lang)
+		})
+	}
+}
+
+func pushLeasedAtomic(t *testing.T, lang string) {
 	ctx := context.Background()
 	dir, repo, one, two := twoCommits(t)
 	const a, b = "refs/kb/1/heads/a", "refs/kb/1/heads/b"
@@ -89,6 +109,14 @@ func TestPushLeasedAtomic(t *testing.T) {
 		gittest.Git(t, dir, "init", "-q", "--bare", remote)
 		gittest.Git(t, remote, "config", "receive.advertiseAtomic", fmt.Sprint(atomic))
 		gittest.Git(t, dir, "push", "-q", remote, one.String()+":"+a, one.String()+":"+b)
+		if lang != "" && !atomic {
+			cmd := exec.Command("git", "push", "--atomic", remote, two.String()+":"+a)
+			cmd.Dir = dir
+			out, _ := cmd.CombinedOutput()
+			if strings.Contains(string(out), "does not support --atomic push") {
+				t.Skipf("git does not translate to %s here: %s", lang, out)
+			}
+		}
 		at := func(ref string) string { return gittest.Git(t, remote, "rev-parse", ref) }
 		// b's lease expects two, the remote holds one: refused.
 		_, err := repo.PushLeased(ctx, remote, map[string]gitx.Hash{a: one, b: two}, two.String()+":"+a, two.String()+":"+b)
@@ -101,12 +129,17 @@ func TestPushLeasedAtomic(t *testing.T) {
 		if want := map[bool]string{true: one.String(), false: two.String()}[atomic]; at(a) != want {
 			t.Fatalf("atomic %v: the other ref is at %s, want %s", atomic, at(a), want)
 		}
-		// Both leases hold: both updated, atomic or not.
-		if _, err := repo.PushLeased(ctx, remote, map[string]gitx.Hash{a: gitx.ParseHash(at(a)), b: one}, one.String()+":"+a, two.String()+":"+b); err != nil {
+		// Both leases hold: both updated, atomic or not; two's commit,
+		// tree and blob are sent (the plain push sent them with a).
+		tr, err := repo.PushLeased(ctx, remote, map[string]gitx.Hash{a: gitx.ParseHash(at(a)), b: one}, one.String()+":"+a, two.String()+":"+b)
+		if err != nil {
 			t.Fatalf("atomic %v: leases held: %v", atomic, err)
 		}
 		if at(a) != one.String() || at(b) != two.String() {
 			t.Fatalf("atomic %v: remote at %s %s", atomic, at(a), at(b))
+		}
+		if atomic && (tr.Objects == 0 || tr.Bytes == 0) {
+			t.Errorf("atomic %v: the push sent %d objects, %d bytes, as read from git's progress", atomic, tr.Objects, tr.Bytes)
 		}
 	}
 }
