@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -199,6 +200,46 @@ func TestRunIndexesTheWorktreeThatFired(t *testing.T) {
 	}
 	if strings.Join(indexed, " ") != "linked main" {
 		t.Errorf("after a burst in both worktrees, indexed %q, want linked then main", indexed)
+	}
+}
+
+// TestRunRetriesTheWorktreeThatFailed: a worktree whose index run failed
+// is indexed again on the next round, even when that round was started by
+// a hook in another worktree.
+func TestRunRetriesTheWorktreeThatFailed(t *testing.T) {
+	kb := t.TempDir()
+	var indexed []string
+	fail := true
+	index := func(_ context.Context, head string) (string, error) {
+		indexed = append(indexed, head)
+		if head == "linked" && fail {
+			fail = false
+			return "", errors.New("no space left on device")
+		}
+		return "0123456789abcdef0123456789abcdef01234567", nil
+	}
+	Trigger(kb, "linked")
+	if err := Run(context.Background(), kb, "main", index); err != nil {
+		t.Fatal(err)
+	}
+	last := ReadLast(kb)
+	if last == nil || last.OK {
+		t.Fatalf("last run %+v, want the failure recorded", last)
+	}
+	// The back-off has passed; a hook in the main worktree fires.
+	last.RetryAfter = time.Now().Add(-time.Second)
+	b, _ := json.Marshal(last)
+	os.WriteFile(filepath.Join(kb, stateDir, lastFile), b, 0o644)
+	indexed = nil
+	Trigger(kb, "main")
+	if err := Run(context.Background(), kb, "main", index); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(indexed, "linked") || !slices.Contains(indexed, "main") {
+		t.Errorf("after the back-off, a hook in main indexed %q, want the failed linked worktree too", indexed)
+	}
+	if last := ReadLast(kb); last == nil || !last.OK {
+		t.Errorf("last run %+v, want it OK", last)
 	}
 }
 

@@ -263,6 +263,10 @@ func Run(ctx context.Context, kbDir, own string, index func(ctx context.Context,
 				if err == nil {
 					err = ierr
 				}
+				// Its mark was taken: put it back, or the retry after the
+				// back-off would index whichever worktree fires next and
+				// leave this one's HEAD unindexed until its own next hook.
+				markHead(dir, h)
 			case commit != "": // "": the worktree is gone
 				last.Commit = commit
 				logLine("indexed %s in %.2fs (run %d)", short(commit), time.Since(t0).Seconds(), runs)
