@@ -60,7 +60,12 @@ type PushResult struct {
 	Views   []PushedView `json:"views"`
 	Objects int          `json:"objects_sent"`
 	Bytes   int64        `json:"bytes_sent"`
-	Skipped []string     `json:"skipped,omitempty"` // revisions not indexed
+	// Skipped are the revisions of several not pushed: not indexed, or
+	// the remote's view of their name is newer (ErrRemoteNewer). The
+	// others were pushed.
+	Skipped []string `json:"skipped,omitempty"`
+	// SkippedWhy says why, by revision, and what to do.
+	SkippedWhy map[string]string `json:"skipped_why,omitempty"`
 	// UpToDate: every view was unchanged; the remote already had them all.
 	UpToDate bool    `json:"up_to_date"`
 	Seconds  float64 `json:"seconds"`
@@ -80,9 +85,16 @@ var ErrRemoteMoved = errors.New("not pushed")
 // (or, unrelated, committed later). Nothing of it was replaced.
 var ErrRemoteNewer = errors.New("not pushed")
 
+// remoteNewerError is an ErrRemoteNewer with its reason.
+type remoteNewerError struct{ why string }
+
+func (e *remoteNewerError) Error() string        { return ErrRemoteNewer.Error() + ": " + e.why }
+func (e *remoteNewerError) Is(target error) bool { return target == ErrRemoteNewer }
+
 // Push writes the views of revs as refs/kb/1/<name> and pushes them.
-// With several revisions (--all-branches), those not indexed are skipped
-// and listed; with one, that is an error.
+// With several revisions (--all-branches), those not indexed, and those
+// whose remote view is newer (below), are skipped and listed, and the
+// others pushed; with one, either is an error.
 //
 // A view replaces the remote's ref of its name (a view is whole, not a
 // change), but only the value this clone last pulled or pushed: when
@@ -114,8 +126,12 @@ func Push(ctx context.Context, repo *gitx.Repo, o PushOptions) (*PushResult, err
 	leases := map[string]gitx.Hash{}
 	for _, rev := range o.Revs {
 		pv, err := writeView(ctx, repo, db, o, pol.Fingerprint(), rev)
-		if errors.Is(err, ErrNotIndexed) && len(o.Revs) > 1 {
+		if why := skipWhy(err, rev); why != "" && len(o.Revs) > 1 {
+			if res.SkippedWhy == nil {
+				res.SkippedWhy = map[string]string{}
+			}
 			res.Skipped = append(res.Skipped, rev)
+			res.SkippedWhy[rev] = why
 			continue
 		}
 		if err != nil {
@@ -159,6 +175,18 @@ func Push(ctx context.Context, repo *gitx.Repo, o PushOptions) (*PushResult, err
 	return res, nil
 }
 
+// skipWhy is why rev, one of several, is skipped for err ("": it is not).
+func skipWhy(err error, rev string) string {
+	var rn *remoteNewerError
+	switch {
+	case errors.Is(err, ErrNotIndexed):
+		return "it is not indexed (git kb index --rev " + rev + ")"
+	case errors.As(err, &rn):
+		return rn.why
+	}
+	return ""
+}
+
 // refName is the shared name of a revision: heads/<branch> for a branch
 // (HEAD on a branch included), tags/<tag>, else commits/<sha>.
 func refName(ctx context.Context, repo *gitx.Repo, rev string, commit gitx.Hash) string {
@@ -186,8 +214,14 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	name := refName(ctx, repo, rev, commit)
 	pv.Ref = RefPrefix + name
 	if !o.Force {
-		if err := notOlder(ctx, repo, o.Remote, name, commit); err != nil {
-			return nil, err
+		if why := notOlder(ctx, repo, o.Remote, name, commit); why != "" {
+			// With several views, --force would replace them all.
+			force := "git kb push --force to replace it anyway"
+			if len(o.Revs) > 1 {
+				force = "git kb push --rev " + rev + " --force to replace this view alone"
+			}
+			return nil, &remoteNewerError{fmt.Sprintf("the view %s%s on %s is newer than this clone's and is not replaced by an older one: %s; or %s",
+				RefPrefix, name, secrets.RedactURL(o.Remote), why, force)}
 		}
 	}
 	v, err := currentView(ctx, repo, db, rev, commit, tree, secretsFP)
@@ -260,9 +294,9 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 	return pv, nil
 }
 
-// notOlder refuses (ErrRemoteNewer) to replace the remote's view of
-// name, as this clone last pulled or pushed it, with this clone's view of
-// commit when the remote's is newer on either of its two axes:
+// notOlder says why this clone's view of commit must not replace the
+// remote's view of name, as this clone last pulled or pushed it ("": it
+// may): the remote's is newer on either of its two axes:
 //
 //   - versions: made by a newer pipeline, or under newer secret rules;
 //   - commits: of a commit that descends from ours (it covers commits
@@ -272,14 +306,14 @@ func writeView(ctx context.Context, repo *gitx.Repo, db *store.DB, o PushOptions
 //     later than the one it replaces), or at a time not recorded.
 //
 // A remote view that cannot be read is no reason to keep it.
-func notOlder(ctx context.Context, repo *gitx.Repo, remote, name string, commit gitx.Hash) error {
+func notOlder(ctx context.Context, repo *gitx.Repo, remote, name string, commit gitx.Hash) string {
 	th, err := repo.RevParse(ctx, TrackingPrefix(remote)+name+"^{commit}")
 	if err != nil {
-		return nil // never pulled or pushed: the lease decides
+		return "" // never pulled or pushed: the lease decides
 	}
 	m, err := readManifest(ctx, repo, th)
 	if err != nil {
-		return nil
+		return ""
 	}
 	ours, theirs := commit.String(), m.Commit
 	why := ""
@@ -308,11 +342,7 @@ func notOlder(ctx context.Context, repo *gitx.Repo, remote, name string, commit 
 			why = fmt.Sprintf("it is of commit %s, not in the history of yours (%s) and committed %s, not before it: check out the commit the branch should be at, git kb index, then push", short(theirs), short(ours), time.Unix(tt, 0).UTC().Format(time.RFC3339))
 		}
 	}
-	if why == "" {
-		return nil
-	}
-	return fmt.Errorf("%w: the view %s%s on %s is newer than this clone's and is not replaced by an older one: %s; or git kb push --force to replace it anyway",
-		ErrRemoteNewer, RefPrefix, name, secrets.RedactURL(remote), why)
+	return why
 }
 
 // commitTime is a commit's committer date in Unix seconds, 0 if unknown.

@@ -55,9 +55,13 @@ is refused (run git kb pull, then push again). Nor does a push replace a
 newer view with an older one: the remote's view is kept when it was made
 by a newer pipeline or newer secret rules, or is of a commit that
 descends from yours (or, unrelated to yours, was committed at the same
-time or later); --force replaces it anyway. Several views go in one
-atomic push: when one is refused, none is pushed. A view the remote
-already has is not pushed again: "nothing new to push".
+time or later); --force replaces it anyway. With several revisions
+(--all-branches, --rev repeated), one not indexed or whose remote view is
+newer is skipped, said so on stderr ("skipped_why" in --json), and the
+others are pushed (exit 0); --rev NAME --force replaces that one view.
+Several views go in one atomic push: when one is refused because
+another clone pushed it, none is pushed. A view the remote already has
+is not pushed again: "nothing new to push".
 
 REMOTE defaults to git config kb.share.remote, else origin. The commit
 must be indexed first (git kb index).
@@ -101,10 +105,14 @@ Examples:
 				return err
 			}
 			for _, s := range res.Skipped {
-				note("%s is not indexed: not pushed (git kb index --rev %s)", s, s)
+				note("%s is not pushed: %s", s, res.SkippedWhy[s])
 			}
 			if c.Bool("json") {
 				return writeJSON(e.Stdout, res)
+			}
+			if len(res.Views) == 0 {
+				fmt.Fprintf(e.Stdout, "nothing pushed: each of the %d revisions was skipped\n", len(res.Skipped))
+				return nil
 			}
 			if res.UpToDate {
 				if len(res.Views) == 1 {

@@ -508,8 +508,8 @@ func TestPushAllBranchesAndRevs(t *testing.T) {
 		t.Fatalf("unindexed HEAD: %d %s", code, errs)
 	}
 	kbJSON(t, a, &pr, "push", "--json", "--all-branches")
-	if len(pr.Skipped) != 1 || pr.Skipped[0] != "feature" {
-		t.Fatalf("skipped: %v", pr.Skipped)
+	if len(pr.Skipped) != 1 || pr.Skipped[0] != "feature" || pr.SkippedWhy["feature"] != "it is not indexed (git kb index --rev feature)" {
+		t.Fatalf("skipped: %v %v", pr.Skipped, pr.SkippedWhy)
 	}
 }
 
@@ -737,12 +737,11 @@ func TestPushKeepsANewerView(t *testing.T) {
 	}
 }
 
-// TestPushAllBranchesIsAtomic: when one view of a --all-branches push is
-// refused (another clone pushed that branch's view since), none is
-// pushed: the remote keeps every ref as it was.
-func TestPushAllBranchesIsAtomic(t *testing.T) {
-	remote, a, b := shareSetup(t, docs)
-	refs := func() string { t.Helper(); return gittest.Git(t, remote, "for-each-ref", "refs/kb/") }
+// featureMovedOn: a shares views of main and of a feature branch; b
+// then commits on feature and shares its newer view of it. a is left on
+// feature.
+func featureMovedOn(t *testing.T, a, b string) {
+	t.Helper()
 	indexJSON(t, a, "--embed", "off")
 	gittest.Git(t, a, "checkout", "-q", "-b", "feature")
 	gittest.Commit(t, a, "feature work", map[string]string{"docs/feature.md": "# 新功能\n\n灰度发布的开关。\n"})
@@ -758,6 +757,15 @@ func TestPushAllBranchesIsAtomic(t *testing.T) {
 	kb(t, b, "pull", "-q")
 	indexJSON(t, b, "--embed", "off")
 	kbJSON(t, b, &share.PushResult{}, "push", "--json")
+}
+
+// TestPushAllBranchesIsAtomic: when one view of a --all-branches push is
+// refused (another clone pushed that branch's view since), none is
+// pushed: the remote keeps every ref as it was.
+func TestPushAllBranchesIsAtomic(t *testing.T) {
+	remote, a, b := shareSetup(t, docs)
+	refs := func() string { t.Helper(); return gittest.Git(t, remote, "for-each-ref", "refs/kb/") }
+	featureMovedOn(t, a, b)
 	before := refs()
 
 	// a, with a new main and a stale look at feature's view: nothing moves.
@@ -776,5 +784,56 @@ func TestPushAllBranchesIsAtomic(t *testing.T) {
 	kbJSON(t, a, &pr, "push", "--json")
 	if got := gittest.Git(t, remote, "rev-parse", "refs/kb/1/heads/main"); len(pr.Views) != 1 || got != pr.Views[0].KBCommit {
 		t.Fatalf("push of main: %+v, remote at %s", pr.Views, got)
+	}
+}
+
+// TestPushAllBranchesSkipsANewerView: a clone that has pulled, whose
+// local feature branch is behind the view another clone pushed of it,
+// still pushes its other views with --all-branches: feature's is skipped
+// and said why (the remote's is newer), not pushed over, and the advice
+// is to force that one view, not every view. Alone, it is refused.
+func TestPushAllBranchesSkipsANewerView(t *testing.T) {
+	remote, a, b := shareSetup(t, docs)
+	const mainRef, featureRef = "refs/kb/1/heads/main", "refs/kb/1/heads/feature"
+	onRemote := func(ref string) string { t.Helper(); return gittest.Git(t, remote, "rev-parse", ref) }
+	featureMovedOn(t, a, b)
+	bFeature := onRemote(featureRef)
+
+	// a works on main and pulls: its look at feature's view is current,
+	// its feature branch is not.
+	gittest.Git(t, a, "checkout", "-q", "main")
+	gittest.Commit(t, a, "main work", map[string]string{"docs/main.md": "# 主线\n\n发布前先跑回归。\n"})
+	indexJSON(t, a, "--embed", "off")
+	kb(t, a, "pull", "-q")
+	out, errs, code := kb(t, a, "push", "--all-branches")
+	if code != 0 || !strings.Contains(errs, "feature is not pushed: the view "+featureRef) || !strings.Contains(errs, "is newer than this clone's") ||
+		!strings.Contains(errs, "git kb push --rev feature --force") || strings.Contains(errs, "git kb push --force") {
+		t.Fatalf("--all-branches with a newer view of feature: exit %d\n%s%s", code, out, errs)
+	}
+	if got, want := onRemote(mainRef), gittest.Git(t, a, "rev-parse", mainRef); got != want {
+		t.Fatalf("a's new view of main was not pushed: remote %s, a's %s", got, want)
+	}
+	if onRemote(featureRef) != bFeature {
+		t.Fatal("a's older view of feature replaced b's")
+	}
+	var pr share.PushResult
+	kbJSON(t, a, &pr, "push", "--json", "--all-branches")
+	if len(pr.Views) != 1 || pr.Views[0].Ref != mainRef || !pr.Views[0].Unchanged || len(pr.Skipped) != 1 || pr.Skipped[0] != "feature" ||
+		!strings.Contains(pr.SkippedWhy["feature"], "is newer than this clone's") {
+		t.Fatalf("--json --all-branches: views %+v, skipped %v %v", pr.Views, pr.Skipped, pr.SkippedWhy)
+	}
+
+	// Every revision skipped: nothing pushed, and said so.
+	if out, errs, code := kb(t, a, "push", "--rev", "feature", "--rev", "feature"); code != 0 || !strings.Contains(out, "nothing pushed") || onRemote(featureRef) != bFeature {
+		t.Fatalf("push of feature's view twice: exit %d\n%s%s", code, out, errs)
+	}
+	// Alone, feature's view is refused as before; the advice forces it.
+	out, errs, code = kb(t, a, "push", "--rev", "feature")
+	if code != 1 || !strings.Contains(errs, "is newer than this clone's") || !strings.Contains(errs, "git kb push --force") || onRemote(featureRef) != bFeature {
+		t.Fatalf("push --rev feature: exit %d\n%s%s", code, out, errs)
+	}
+	kbJSON(t, a, &pr, "push", "--json", "--rev", "feature", "--force")
+	if got := onRemote(featureRef); len(pr.Views) != 1 || got != pr.Views[0].KBCommit || got == bFeature || onRemote(mainRef) != gittest.Git(t, a, "rev-parse", mainRef) {
+		t.Fatalf("push --rev feature --force: %+v, remote at %s", pr.Views, got)
 	}
 }
