@@ -18,10 +18,11 @@ import (
 // keywords (but for a rule with lineKeyword, which searches such a line
 // whole), so it lies within as far as a match can reach around one of
 // them: the rule searches those windows only, and finds exactly what it
-// finds searching the whole line (TestLongLinesMatchAsWhole). (Until
-// rules 7 the windows were 1 KiB each way, and a SAS URL whose sig= came
-// later than that after its sv=, a JWT with a long payload or a 4096-bit
-// key in a service account's JSON went unfound.)
+// finds searching the whole line (TestLongLinesMatchAsWhole), but where a
+// window is cut (maxReach). (Until rules 7 the windows were 1 KiB each
+// way, and a SAS URL whose sig= came later than that after its sv=, a JWT
+// with a long payload or a 4096-bit key in a service account's JSON went
+// unfound.)
 //
 // How far a match can reach is read from the rule's regexp (reachOf): the
 // most bytes its fixed parts cover, plus, for each unbounded run of one
@@ -30,8 +31,7 @@ import (
 // regexp (the value of password = value) is left out: the rule finds its
 // shortest form in the window and the match is then carried over the rest
 // of the run, as the greedy run would have taken it. A regexp repeating
-// anything else without bound, or a window as long as the line, searches
-// the line whole.
+// anything else without bound searches the line whole.
 const longLine = 64 << 10
 
 // reach is what a rule's regexp can cover, read from the regexp itself.
@@ -111,56 +111,64 @@ func (c *charClass) runEnd(s string, i int) int {
 	return i
 }
 
-// longestRun is at least the length in bytes of the longest run of c's
-// runes in s that meets s[lo:hi]: a byte beyond ASCII counts as one of
-// c's when c holds any rune beyond ASCII.
-func (c *charClass) longestRun(s string, lo, hi int) int {
+// longestRun is the length in bytes of the longest run of c's runes in
+// s that meets s[lo:hi], or limit when that is less: it reads no further
+// than limit bytes before lo, nor beyond hi once a run is as long. A byte
+// beyond ASCII counts as one of c's when c holds any rune beyond ASCII.
+func (c *charClass) longestRun(s string, lo, hi, limit int) int {
 	in := func(b byte) bool {
 		if b < utf8.RuneSelf {
 			return c.ascii[b]
 		}
 		return c.wide
 	}
-	for lo > 0 && in(s[lo-1]) {
-		lo--
+	start := lo
+	for start > 0 && lo-start < limit && in(s[start-1]) {
+		start--
 	}
-	best, run := 0, 0
-	for i := lo; i < len(s) && (i < hi || run > 0); i++ {
+	best, run := 0, lo-start
+	for i := lo; i < len(s) && (i < hi || run > 0) && run < limit; i++ {
 		if in(s[i]) {
 			run++
 		} else {
 			best, run = max(best, run), 0
 		}
 	}
-	return max(best, run)
+	return min(max(best, run), limit)
 }
 
 // around is how far a match holding the keyword at line[ks:ke] can
-// reach: such a match lies in line[ke-x:ks+x]. -1: as far as the line.
+// reach: such a match lies in line[ke-x:ks+x]. -1: further than limit
+// (or without bound).
 //
 // A match's bytes are the fixed parts' (rc.fixed at most) and runs of
 // the classes of rc.runs (as many as each counts), so the part of it
 // inside any range is at most rc.fixed plus those runs' longest meeting
 // the range; a match reaching beyond line[ke-x:ks+x] would have x bytes
-// in it, more than that bound when the bound is under x.
-func (rc *reach) around(line string, ks, ke int) int {
+// in it, more than that bound when the bound is under x. (A run read
+// only as far as limit counts limit, and x is then over limit.)
+func (rc *reach) around(line string, ks, ke, limit int) int {
 	if rc.fixed < 0 {
 		return -1
 	}
-	for x := rc.fixed + 1; ; {
+	for x := rc.fixed + 1; x <= limit; {
 		lo, hi := max(ke-x, 0), min(ks+x, len(line))
 		if lo == 0 && hi == len(line) {
-			return -1
+			return x
 		}
 		bound := rc.fixed
 		for _, cr := range rc.runs {
-			bound += cr.n * cr.class.longestRun(line, lo, hi)
+			if bound >= limit {
+				break
+			}
+			bound += cr.n * cr.class.longestRun(line, lo, hi, limit)
 		}
 		if bound < x {
 			return x
 		}
 		x = max(bound+1, 2*x)
 	}
+	return -1
 }
 
 // reachOf reads r's reach from its regexp.
@@ -339,19 +347,23 @@ func matches(r *rule, line string, lower []byte) [][]int {
 }
 
 // matchesIn is matches for a long line, r searching windows ws only.
-func matchesIn(r *rule, line string, ws [][2]int) [][]int {
+func matchesIn(r *rule, line string, ws []window) [][]int {
 	rc := r.reach()
 	var out [][]int
 	at := 0 // the end of the last match: the next starts there or later
 	for _, w := range ws {
-		for from := max(w[0], at); from < w[1]; {
-			m := rc.find(line, from, w[1])
+		for from := max(w.lo, at); from < w.hi; {
+			// A cut window's edges are read as the line's ends: a match
+			// that touches one may run on beyond it, and then the rule
+			// searches the whole line after all.
+			edgeLo, edgeHi := w.cut && from == w.lo && from > 0, w.cut && w.hi < len(line)
+			m := rc.find(line, from, w.hi, from > 0 && !edgeLo, w.hi < len(line) && !edgeHi)
 			if m == nil {
 				break
 			}
-			if m[1] == m[0] {
-				// An empty match, which no rule makes: FindAll's rules
-				// for them are not worth copying here.
+			if m[1] == m[0] || edgeLo && m[0] == from || edgeHi && m[1] == w.hi {
+				// (An empty match, which no rule makes: FindAll's
+				// rules for them are not worth copying here.)
 				return r.re().FindAllStringSubmatchIndex(line, -1)
 			}
 			if rc.tail != nil {
@@ -369,15 +381,17 @@ func matchesIn(r *rule, line string, ws [][2]int) [][]int {
 }
 
 // find is the first match of rc.src in line that starts at from or later
-// and ends by to, as searching the whole line from from would find it:
-// from and to are rune boundaries.
-func (rc *reach) find(line string, from, to int) []int {
+// and ends by to, as searching the whole line from from would find it,
+// reading the rune before from when pre and the rune at to when suf (else
+// from and to are read as the line's ends): from and to are rune
+// boundaries.
+func (rc *reach) find(line string, from, to int, pre, suf bool) []int {
 	lo, hi, v := from, to, 0
-	if from > 0 {
+	if pre {
 		_, w := utf8.DecodeLastRuneInString(line[:from])
 		lo, v = from-w, v|1
 	}
-	if to < len(line) {
+	if suf {
 		_, w := utf8.DecodeRuneInString(line[to:])
 		hi, v = to+w, v|2
 	}
@@ -394,11 +408,44 @@ func (rc *reach) find(line string, from, to int) []int {
 	return m
 }
 
+// A window reaches as far around its keyword as a match holding it can
+// reach, up to maxReach. A run of a rule's class can be as long as the
+// line (password-assignment's [a-z0-9_\-] in base64url or hex, where its
+// keywords turn up every few dozen kilobytes): searching as far as such
+// runs reach was searching the whole line, about 0.65 s a megabyte. A
+// window that would reach further is cut: it reaches len(line)/16 over
+// the number of cut windows, but no less than minCutReach (or twice the
+// rule's fixed parts) and no more than maxCutReach, so that cut windows
+// hold an eighth of the line at most (but for more than 16 of them a
+// megabyte: base64url holds a few dozen of password-assignment's
+// keywords). A cut window is searched as if its edges were the line's
+// ends, and a match touching one makes the rule search the whole line,
+// as a match reaching further would: such a window finds what the whole
+// line does but for a match that reaches further than the cut from its
+// keyword without touching the window's edge (a run of its class before
+// a JWT's second dot or password's = longer than that, beside a run of
+// over maxReach/2 or so).
+const (
+	maxReach    = 64 << 10
+	minCutReach = 4 << 10
+	maxCutReach = 16 << 10
+)
+
+// window is a range of a long line that a rule searches; cut: its reach
+// was cut (maxReach), and a match holding its keywords may run on
+// beyond it.
+type window struct {
+	lo, hi int
+	cut    bool
+}
+
 // keywordWindows returns the ranges of line around r's keywords (found
 // in lower) that hold every match of r: as far around each as a match
-// holding it can reach, merged, in order, widened to rune boundaries.
-// Not ok: a window would be the whole line.
-func keywordWindows(r *rule, line string, lower []byte) ([][2]int, bool) {
+// holding it can reach (or cut, maxReach), merged, in order, widened to
+// rune boundaries. Not ok: r searches the whole line (its regexp repeats
+// something else than a class without bound, or its keywords are so
+// many that reading around each costs more than that).
+func keywordWindows(r *rule, line string, lower []byte) ([]window, bool) {
 	var hits [][2]int
 	for _, k := range r.keywords {
 		for at := 0; ; {
@@ -410,23 +457,58 @@ func keywordWindows(r *rule, line string, lower []byte) ([][2]int, bool) {
 			at += i + 1
 		}
 	}
-	slices.SortFunc(hits, func(a, b [2]int) int { return a[0] - b[0] })
 	rc := r.reach()
-	var out [][2]int
-	spent := 0 // bytes read by around, which reads a window of 2x or so
-	for _, h := range hits {
-		x := rc.around(line, h[0], h[1])
-		if spent += 2 * x; x < 0 || spent > 2*len(line) {
+	if rc.fixed < 0 && len(hits) > 0 {
+		return nil, false
+	}
+	least := max(minCutReach, 2*rc.fixed)
+	limit := max(maxReach, least)
+	xs := make([]int, len(hits))
+	spent, cuts := 0, 0 // bytes read by around: a window of 2x or so, limit or so when cut
+	for i, h := range hits {
+		x := rc.around(line, h[0], h[1], limit)
+		if x < 0 {
+			cuts++
+			spent += limit
+		} else {
+			spent += 2 * x
+		}
+		if spent > 4*len(line) {
 			return nil, false
 		}
-		lo, hi := runeStart(lower, max(h[1]-x, 0)), runeEnd(lower, min(h[0]+x, len(lower)))
-		if n := len(out); n > 0 && lo <= out[n-1][1] {
-			out[n-1][1] = max(out[n-1][1], hi)
+		xs[i] = x
+	}
+	cutAt := 0
+	if cuts > 0 {
+		cutAt = max(least, min(maxCutReach, len(line)/(16*cuts)))
+	}
+	ws := make([]window, len(hits))
+	for i, h := range hits {
+		x := xs[i]
+		if x < 0 {
+			x = cutAt
+		}
+		ws[i] = window{runeStart(lower, max(h[1]-x, 0)), runeEnd(lower, min(h[0]+x, len(lower))), xs[i] < 0}
+	}
+	return mergeWindows(ws), true
+}
+
+// mergeWindows sorts ws by start and merges those that meet or overlap
+// (each reaches its own way around its keyword, so a later keyword's
+// window may start before an earlier one's); a window holding a cut one
+// is cut.
+func mergeWindows(ws []window) []window {
+	slices.SortFunc(ws, func(a, b window) int { return a.lo - b.lo })
+	var out []window
+	for _, w := range ws {
+		if n := len(out); n > 0 && w.lo <= out[n-1].hi {
+			out[n-1].hi = max(out[n-1].hi, w.hi)
+			out[n-1].cut = out[n-1].cut || w.cut
 			continue
 		}
-		out = append(out, [2]int{lo, hi})
+		out = append(out, w)
 	}
-	return out, true
+	return out
 }
 
 // runeStart is i, or the start of the rune i falls inside: a place where

@@ -1,7 +1,9 @@
 package secrets
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -150,21 +152,37 @@ func TestLongLineFindsWhatShortFinds(t *testing.T) {
 	}
 }
 
-// BenchmarkFindLongLine: finding the secrets of one long line of base64
-// costs time in proportion to its length, at a fraction of searching the
-// whole line with every rule whose keyword it holds (about 0.5 s a
-// megabyte before).
+// BenchmarkFindLongLine: finding the secrets of one long line of base64,
+// base64url, or hex with a keyword in it costs time in proportion to its
+// length, at a fraction of searching the whole line with every rule
+// whose keyword it holds (about 0.5 s a megabyte before). In base64url
+// and hex, password-assignment's [a-z0-9_\-] runs as long as the line.
 func BenchmarkFindLongLine(b *testing.B) {
-	for _, mb := range []int{1, 4, 16} {
-		text := filler(3, mb<<20)
-		b.Run(fmt.Sprintf("MB=%d", mb), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			var p *Policy
-			for b.Loop() {
-				p.Find("blob.b64", text)
-			}
-		})
+	for _, kind := range []string{"base64", "base64url", "hex"} {
+		for _, mb := range []int{1, 4, 16} {
+			text := longText(kind, mb<<20)
+			b.Run(fmt.Sprintf("%s/MB=%d", kind, mb), func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				var p *Policy
+				for b.Loop() {
+					p.Find("blob.txt", text)
+				}
+			})
+		}
 	}
+}
+
+// longText is a line of n bytes of base64, base64url, or hex with token
+// in its middle.
+func longText(kind string, n int) string {
+	switch kind {
+	case "base64url":
+		return strings.NewReplacer("+", "-", "/", "_").Replace(filler(3, n))
+	case "hex":
+		h := hex.EncodeToString([]byte(filler(3, n/2)))
+		return h[:n/2] + "token" + h[n/2+5:]
+	}
+	return filler(3, n)
 }
 
 // TestMatchesHoldKeywords: a rule without lineKeyword finds only matches
@@ -229,5 +247,123 @@ func TestLongLineRedacted(t *testing.T) {
 	}
 	if strings.Count(red, "\n") != 2 || !strings.HasSuffix(red, "\nnext line\n") {
 		t.Errorf("lines changed")
+	}
+}
+
+// TestLongRunsCutWindows: in a line of base64url or hex, where
+// password-assignment's [a-z0-9_\-] runs as long as the line, the rule
+// reads windows around its keywords (it read the whole line, 0.65 s a
+// megabyte), and every rule finds there what it finds in the whole line:
+// secrets beside a keyword in such a run (whose match starts where the
+// run does), a 100 KiB value, a JWT with a 3 KiB payload beside a long
+// base64url run.
+func TestLongRunsCutWindows(t *testing.T) {
+	url := func(seed uint64, n int) string {
+		return strings.NewReplacer("+", "-", "/", "_").Replace(filler(seed, n))
+	}
+	hexOf := func(seed uint64, n int) string { return hex.EncodeToString([]byte(filler(seed, n)))[:n] }
+	jwt := "eyJ" + url(11, 30) + ".eyJ" + url(12, 3<<10) + "." + url(13, 43)
+	plain := []string{longText("base64url", 256<<10), longText("hex", 256<<10)}
+	lines := append(plain,
+		hexOf(20, 100<<10)+"token=s3cr3tV4lue "+hexOf(21, 100<<10),
+		url(22, 100<<10)+"_token: abc123XYZ "+url(23, 100<<10),
+		url(24, 100<<10)+"token="+hexOf(25, 100<<10),
+		`{"blob": "`+url(26, 200<<10)+`", "jwt": "`+jwt+`"}`,
+		"db_secret = "+hexOf(27, 80<<10)+" "+url(28, 80<<10),
+	)
+	var p *rule
+	for _, r := range rules {
+		if r.id == "password-assignment" && r.reach().fixed >= 0 {
+			p = r
+		}
+	}
+	for _, l := range plain {
+		ws, ok := keywordWindows(p, l, lowerASCII(nil, l))
+		n := 0
+		for _, w := range ws {
+			n += w.hi - w.lo
+		}
+		if !ok || n > len(l)/4 {
+			t.Errorf("%s in %.20q...: %d windows of %d bytes (ok %v) in a line of %d", p.id, l, len(ws), n, ok, len(l))
+		}
+	}
+	found, cut := 0, 0
+	for i, l := range lines {
+		lower := lowerASCII(nil, l)
+		for _, r := range rules {
+			if r.lineKeyword || !slices.ContainsFunc(r.keywords, func(k string) bool { return bytes.Contains(lower, []byte(k)) }) {
+				continue
+			}
+			ws, ok := keywordWindows(r, l, lower)
+			if !ok {
+				continue
+			}
+			for _, w := range ws {
+				if w.cut {
+					cut++
+				}
+			}
+			want := r.re().FindAllStringSubmatchIndex(l, -1)
+			if got := matchesIn(r, l, ws); !slices.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("line %d, rule %s: around keywords %v, whole line %v", i, r.id, got, want)
+			}
+			found += len(want)
+		}
+	}
+	if found < 5 || cut < 10 {
+		t.Fatalf("%d matches, %d cut windows: the test tests nothing", found, cut)
+	}
+}
+
+// TestWindowsHoldEachReach: the windows hold the whole reach of each
+// keyword, also when a later keyword reaches further back than an earlier
+// one (token_bbb...=val after pwd: merging the windows in the order of
+// their keywords lost the start of token's).
+func TestWindowsHoldEachReach(t *testing.T) {
+	line := filler(30, 70<<10) + " pwd " + filler(31, 1000) + " token_" + strings.Repeat("b", 5000) + "=val " + filler(32, 2<<10)
+	lower := lowerASCII(nil, line)
+	far := 0
+	for _, r := range rules {
+		if r.lineKeyword || r.reach().fixed < 0 {
+			continue
+		}
+		ws, ok := keywordWindows(r, line, lower)
+		if !ok {
+			t.Fatalf("%s searches the whole line", r.id)
+		}
+		for _, k := range r.keywords {
+			for at := 0; ; {
+				i := bytes.Index(lower[at:], []byte(k))
+				if i < 0 {
+					break
+				}
+				ks, ke := at+i, at+i+len(k)
+				at = ks + 1
+				x := r.reach().around(line, ks, ke, max(maxReach, 2*r.reach().fixed))
+				if x < 0 {
+					continue // cut
+				}
+				lo, hi := max(ke-x, 0), min(ks+x, len(line))
+				if !slices.ContainsFunc(ws, func(w window) bool { return w.lo <= lo && hi <= w.hi }) {
+					t.Errorf("%s: %q at %d reaches %d..%d, outside windows %v", r.id, k, ks, lo, hi, ws)
+				}
+				if x > 5000 {
+					far++
+				}
+			}
+		}
+	}
+	if far == 0 {
+		t.Fatal("no keyword reaches far: the test tests nothing")
+	}
+}
+
+// TestMergeWindows: windows out of order by start merge into those
+// holding all of them, and one holding a cut window is cut.
+func TestMergeWindows(t *testing.T) {
+	got := mergeWindows([]window{{990, 1010, false}, {505, 1510, false}, {2000, 2100, true}, {1500, 1600, false}, {2100, 2200, false}})
+	want := []window{{505, 1600, false}, {2000, 2200, true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("merged %v, want %v", got, want)
 	}
 }
