@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/gitx/gittest"
 )
 
@@ -26,14 +25,7 @@ func TestLostObjectIsMissingNotEmpty(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, ".git", "objects", sha[:2], sha[2:])); err != nil {
 		t.Skipf("the blob is packed: %v", err)
 	}
-	repo, err := gitx.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := Run(context.Background(), repo, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, st := indexDir(t, dir)
 	if st.Skipped[SkipMissing] != 1 || st.Skipped[SkipEmpty] != 0 || st.Indexed != 1 {
 		t.Errorf("a lost blob: indexed %d, skipped %v; want 1 indexed, 1 %q", st.Indexed, st.Skipped, SkipMissing)
 	}
@@ -44,7 +36,8 @@ func TestLostObjectIsMissingNotEmpty(t *testing.T) {
 	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != sha {
 		t.Fatalf("restore %s: %v %s", sha, err, out)
 	}
-	if st, err = Run(context.Background(), repo, Options{}); err != nil {
+	st, err := Run(context.Background(), repo, Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Indexed != 2 || st.Skipped[SkipMissing] != 0 || st.BlobsNew != 1 {
