@@ -137,8 +137,10 @@ func readEntries(tgz string) ([][]json.RawMessage, error) {
 
 var (
 	parens = regexp.MustCompile(`\([^)]*\)|\[[^\]]*\]`)
-	words  = regexp.MustCompile(`[a-z][a-z0-9]*`)
-	acro   = regexp.MustCompile(`^[A-Z][A-Z0-9]{1,5}$`)
+	// A word with its clitic, if any: "doesn't" is one word, not "doesn"
+	// and "t".
+	words = regexp.MustCompile(`[a-z][a-z0-9]*(?:'[a-z]+)?`)
+	acro  = regexp.MustCompile(`^[A-Z][A-Z0-9]{1,5}$`)
 	// Senses that are cross references or grammar, not translations.
 	skip = regexp.MustCompile(`^(variant of|old variant|see |see also|abbr\.|abbr for|surname|cl:|used in|also written|also pr\.|taiwan pr\.|erhua variant|japanese variant|classifier|\(onom|onomatopoeia|pr\. )`)
 	stop = map[string]bool{}
@@ -147,7 +149,7 @@ var (
 func init() {
 	for _, w := range strings.Fields(`a an the of to for and or in on at by with from as be sb sth one one's oneself
 		something someone somebody into out is are was it its this that etc esp especially used use very
-		not no kind type sort way thing things person people also`) {
+		not no kind type sort way thing things person people also ing`) {
 		stop[w] = true
 	}
 }
@@ -237,7 +239,12 @@ func senseWords(s string) ([]string, string) {
 	s = strings.ToLower(parens.ReplaceAllString(s, " "))
 	var ws []string
 	for _, w := range words.FindAllString(s, -1) {
-		if !stop[w] && len(w) > 1 {
+		if negated(w) {
+			// "doesn't exist", "can't help (doing sth)": the words
+			// that follow are what the headword denies.
+			return nil, ""
+		}
+		if w, _, _ = strings.Cut(w, "'"); !stop[w] && len(w) > 1 {
 			ws = append(ws, w)
 		}
 	}
@@ -248,6 +255,13 @@ func senseWords(s string) ([]string, string) {
 		return ws, ws[0]
 	}
 	return ws, ""
+}
+
+// negated reports whether w is a negated auxiliary ("don't", "hasn't",
+// "won't"). Cut at the apostrophe, as the word pattern once did, they
+// became don, hasn and won, which code and prose use for other things.
+func negated(w string) bool {
+	return strings.HasSuffix(w, "n't")
 }
 
 func allHan(s string) bool {

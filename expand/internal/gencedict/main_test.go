@@ -68,3 +68,45 @@ func TestBuildT2S(t *testing.T) {
 		t.Errorf("formatT2S:\n%s", s)
 	}
 }
+
+// TestNegatedAndClitics: a sense with a negated auxiliary gives no words
+// (cut at its apostrophe "hasn't" was hasn, and "doesn't exist" meant
+// exist), a clitic is no word of its own (one o'clock is not a clock), and
+// "-ing" is a suffix, not a word. Entries as CC-CEDICT writes them.
+func TestNegatedAndClitics(t *testing.T) {
+	var entries [][]json.RawMessage
+	for _, e := range []struct {
+		trad, simp, pinyin string
+		senses             any
+	}{
+		{"沒有", "没有", "mei2 you3", []string{"haven't", "hasn't", "doesn't exist", "to not have", "to not be"}},
+		{"正在", "正在", "zheng4 zai4", "to be in the process of (doing sth); to be currently ...-ing"},
+		{"一點", "一点", "yi1 dian3", []string{"a bit; a little bit", "one o'clock"}},
+		{"時鐘", "时钟", "shi2 zhong1", []string{"clock"}},
+	} {
+		var row []json.RawMessage
+		for _, f := range []any{e.trad, e.simp, e.pinyin, e.senses} {
+			b, _ := json.Marshal(f)
+			row = append(row, b)
+		}
+		entries = append(entries, row)
+	}
+	zh, en := build(entries, nil)
+	if got, want := zh["没有"], []string{"have"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("没有 -> %v, want %v", got, want)
+	}
+	if got, want := zh["正在"], []string{"process", "currently"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("正在 -> %v, want %v", got, want)
+	}
+	if got, want := zh["一点"], []string{"bit", "little"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("一点 -> %v, want %v", got, want)
+	}
+	if got, want := en["clock"], []string{"时钟"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("clock -> %v, want %v", got, want)
+	}
+	for _, w := range []string{"hasn", "haven", "doesn", "exist", "ing"} {
+		if len(en[w]) > 0 {
+			t.Errorf("%s -> %v, want nothing", w, en[w])
+		}
+	}
+}
