@@ -104,6 +104,10 @@ func expandQuery(req Request, q *query) {
 				q.spans[e.From] = terms
 			}
 		}
+		if q.allTo == nil {
+			q.allTo = map[string][]string{}
+		}
+		q.allTo[e.From] = append(q.allTo[e.From], e.To...)
 		e.To = e.To[:min(len(e.To), maxExpandedWords)]
 		w := expandWeight[e.Source] / math.Sqrt(float64(len(e.To)))
 		if req.on(LeverConcept) {

@@ -37,6 +37,7 @@ const nameWindow = 100
 // nameConcept is one of the user's words and the forms that stand for it:
 // the word and its translations.
 type nameConcept struct {
+	word  string // the user's word, or the word of theirs it is cut from (q.spans)
 	forms []string
 }
 
@@ -77,7 +78,7 @@ func nameConcepts(q *query, c *lexicalCandidates) []nameConcept {
 			continue
 		}
 		at[key] = len(out)
-		out = append(out, nameConcept{forms: []string{t.term}})
+		out = append(out, nameConcept{word: key, forms: []string{t.term}})
 	}
 	for _, t := range q.terms {
 		if t.from == "" {

@@ -35,6 +35,7 @@ import (
 //	group      []hit              -> []*fileHits (a file's best chunks)
 //	names      []*fileHits        -> []*fileHits (file-name evidence; filename.go)
 //	qualified  []*fileHits        -> []*fileHits (pkg.Name: its declaring file; qualified.go)
+//	roles      []*fileHits        -> []*fileHits (an entry point, a doc.go asked for; role.go)
 //	priors     []*fileHits        -> []*fileHits (doc health, file kind; reordered)
 //	render     []*fileHits        -> Response.Results (snippets, citations)
 //	related    Response           -> Response (--related)
@@ -176,6 +177,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if req.Mode == ModeLexical && req.on(LeverQualified) {
 		s.weighQualified(qualifiedNames(q.text), files)
 	}
+	if req.Mode == ModeLexical && req.on(LeverRole) {
+		s.weighRoles(q, nameConcepts(q, cands), files)
+	}
 	if err := s.priors(req, q, files); err != nil {
 		return nil, err
 	}
@@ -249,6 +253,9 @@ type query struct {
 	// user's terms (构建器: 构建 + 器) to those terms: its translations
 	// stand for them (see expandQuery).
 	spans map[string][]string
+	// allTo maps an expanded word to every translation it has, before
+	// the cut to maxExpandedWords: what it asks for (role.go).
+	allTo map[string][]string
 }
 
 // queryTerm is one term a query ranks by.
