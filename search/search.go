@@ -52,6 +52,7 @@ const (
 	LeverFocus     = "focus"     // scale a Markdown page by the share of its sections the question matches
 	LeverPlatform  = "platform"  // a Go file for a minority platform (x_windows.go) below the mainstream one
 	LeverRole      = "role"      // a question asking for an entry point or a package's doc: the file in that role
+	LeverMention   = "mention"   // a prose page that never says a name the Chinese question gives in Latin script
 )
 
 // Levers lists the levers and whether each is on by default. Coverage is
@@ -59,7 +60,7 @@ const (
 // questions and cost the docs and the others more (see docs/MEASURED.md). Concept
 // is on: MRR@10 on all dev sets (shared + testdata/eval) polaris .449 →
 // .554, Go source .666 → .681, docs .711 → .709.
-var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true, LeverLinks: true, LeverQualified: true, LeverSummary: true, LeverProximity: false, LeverFocus: true, LeverPlatform: true, LeverRole: true}
+var Levers = map[string]bool{LeverCoverage: false, LeverHub: true, LeverDedup: true, LeverFile: true, LeverConcept: true, LeverName: true, LeverLinks: true, LeverQualified: true, LeverSummary: true, LeverProximity: false, LeverFocus: true, LeverPlatform: true, LeverRole: true, LeverMention: true}
 
 // on says whether a lever is on for this request.
 func (req Request) on(lever string) bool {

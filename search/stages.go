@@ -180,6 +180,13 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if req.Mode == ModeLexical && req.on(LeverRole) {
 		s.weighRoles(q, nameConcepts(q, cands), files)
 	}
+	if req.Mode == ModeLexical && req.on(LeverMention) {
+		own := map[string]bool{}
+		for _, w := range q.words() {
+			own[w] = true
+		}
+		weighMentions(questionNames(q.text, own), stats, files)
+	}
 	if err := s.priors(req, q, files); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,108 @@
+package search
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/git-kb/git-kb/chunk"
+	"github.com/git-kb/git-kb/segment"
+)
+
+// Names a question gives (lever "mention"). In a question written in
+// Chinese, the words typed in Latin script are chosen: the product, tool,
+// command, setting or identifier the question is about (TiCDC 的 OpenAPI,
+// Lightning 的 server mode, DM 同步延迟). A page of prose that names none
+// of them is seldom the answer, however well its Chinese matches the rest:
+// the Dashboard's FAQ, which says 浏览器, 网页 and 版本, is not where a
+// question about Lightning's web page is answered. So a prose file
+// (Markdown or text) among the best (nameWindow) is scaled by
+// 1 - mentionWeight × the share of those names it lacks (a name counts as
+// said when the page says it or one of its translations).
+//
+// What is not a name: a quoted value ('abc' 和 'ABC') and a quantity with
+// its unit (几 TB, 100 GB); a name no file of the view holds (it tells no
+// page from another); and every word of a question with no Chinese in it,
+// where Latin script is simply the language. Code is not scaled: it names
+// things by identifiers of its own (GOGC is gcPercent in the runtime), and
+// scaling it lost a Go question (docs/MEASURED.md).
+var mentionWeight = 0.2
+
+var (
+	// quoted spans: ASCII quotes and backticks, and the CJK quotation marks.
+	quotedSpan = regexp.MustCompile("'[^']*'|\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』")
+	// a quantity: digits or a Chinese numeral of magnitude, then a unit.
+	quantity  = regexp.MustCompile(`(?i)(?:\d+(?:\.\d+)?|[几幾数數十百千万萬])\s*(?:[kmgtpe]i?b|[kmgtpe]|bytes?|ms|us|ns|s|m|h|rps|qps|tps|rows?)\b`)
+	latinWord = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.\-]*`)
+)
+
+// questionNames are the user's own terms that text writes in Latin script
+// beside Chinese (see mentionWeight), as the analyzer spells them, in the
+// order they come; nil for a question without Chinese.
+func questionNames(text string, own map[string]bool) []string {
+	if segment.HanBytes(text) == 0 {
+		return nil
+	}
+	text = quotedSpan.ReplaceAllString(text, " ")
+	text = quantity.ReplaceAllString(text, " ")
+	var names []string
+	seen := map[string]bool{}
+	for _, w := range latinWord.FindAllString(text, -1) {
+		t := strings.ToLower(strings.TrimRight(w, ".-"))
+		if own[t] && !seen[t] {
+			seen[t] = true
+			names = append(names, t)
+		}
+	}
+	return names
+}
+
+// weighMentions is the mention stage: among the best files, a prose file
+// that lacks names the question gives is scaled down, and the window
+// reordered (stably).
+func weighMentions(names []string, st *lexicalStats, files []*fileHits) {
+	if mentionWeight <= 0 || len(names) == 0 || st == nil {
+		return
+	}
+	bits := map[string]uint64{}
+	for _, t := range st.terms {
+		bits[t.term] = t.bit
+	}
+	var want []string
+	for _, n := range names {
+		if bits[n] != 0 {
+			want = append(want, n) // a name in no file tells no file from another
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	n := min(len(files), nameWindow)
+	moved := false
+	for _, f := range files[:n] {
+		if l := chunk.Lang(f.entry.Path); l != "markdown" && l != "text" {
+			continue
+		}
+		var mask uint64
+		for _, h := range f.hits {
+			mask |= st.matched[h.chunk]
+		}
+		var lacks []string
+		for _, w := range want {
+			if mask&bits[w] == 0 {
+				lacks = append(lacks, w)
+			}
+		}
+		if len(lacks) == 0 {
+			continue
+		}
+		share := float64(len(lacks)) / float64(len(want))
+		f.factor(PriorFactor{Name: "mention", Factor: math.Round((1-mentionWeight*share)*1000) / 1000,
+			Reason: "never says " + strings.Join(lacks, ", ") + ", which the question names"})
+		moved = true
+	}
+	if moved {
+		sort.SliceStable(files[:n], func(i, j int) bool { return files[i].score > files[j].score })
+	}
+}
