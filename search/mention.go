@@ -21,10 +21,12 @@ import (
 // 1 - mentionWeight × the share of those names it lacks (a name counts as
 // said when the page says it or one of its translations).
 //
-// What is not a name: a quoted value ('abc' 和 'ABC') and a quantity with
-// its unit (几 TB, 100 GB); a name no file of the view holds (it tells no
-// page from another); and every word of a question with no Chinese in it,
-// where Latin script is simply the language. Code is not scaled: it names
+// A number of three digits or more names a thing too: an error code or a
+// port (报错 8004, 2379 端口不通). What is not a name: a quoted value
+// ('abc' 和 'ABC') and a quantity with its unit (几 TB, 100 GB, 10000 行);
+// a name no file of the view holds (it tells no page from another); and
+// every word of a question with no Chinese in it, where Latin script is
+// simply the language. Code is not scaled: it names
 // things by identifiers of its own (GOGC is gcPercent in the runtime), and
 // scaling it lost a Go question (docs/MEASURED.md).
 var mentionWeight = 0.2
@@ -32,13 +34,17 @@ var mentionWeight = 0.2
 var (
 	// quoted spans: ASCII quotes and backticks, and the CJK quotation marks.
 	quotedSpan = regexp.MustCompile("'[^']*'|\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』")
-	// a quantity: digits or a Chinese numeral of magnitude, then a unit.
-	quantity  = regexp.MustCompile(`(?i)(?:\d+(?:\.\d+)?|[几幾数數十百千万萬])\s*(?:[kmgtpe]i?b|[kmgtpe]|bytes?|ms|us|ns|s|m|h|rps|qps|tps|rows?)\b`)
-	latinWord = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.\-]*`)
+	// a quantity: digits or a Chinese numeral of magnitude, then a unit,
+	// Latin or a Chinese measure word.
+	quantity = regexp.MustCompile(`(?i)(?:\d+(?:\.\d+)?|[几幾数數十百千万萬])\s*(?:(?:[kmgtpe]i?b|[kmgtpe]|bytes?|ms|us|ns|s|m|h|rps|qps|tps|rows?)\b|[个個条條行列秒分时時天周週月年日号號台臺张張次倍万萬亿億位核])`)
+	// a name: a Latin word, or a number of three digits or more that is
+	// no quantity (报错 8004, 端口 2379).
+	nameWord = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.\-]*|\b\d{3,}\b`)
 )
 
 // questionNames are the user's own terms that text writes in Latin script
-// beside Chinese (see mentionWeight), as the analyzer spells them, in the
+// or digits beside Chinese (see mentionWeight), as the analyzer spells
+// them, in the
 // order they come; nil for a question without Chinese.
 func questionNames(text string, own map[string]bool) []string {
 	if segment.HanBytes(text) == 0 {
@@ -48,7 +54,7 @@ func questionNames(text string, own map[string]bool) []string {
 	text = quantity.ReplaceAllString(text, " ")
 	var names []string
 	seen := map[string]bool{}
-	for _, w := range latinWord.FindAllString(text, -1) {
+	for _, w := range nameWord.FindAllString(text, -1) {
 		t := strings.ToLower(strings.TrimRight(w, ".-"))
 		if own[t] && !seen[t] {
 			seen[t] = true

@@ -24,6 +24,8 @@ func TestQuestionNames(t *testing.T) {
 		{"導入幾 TB 的數據，100GB 以後還要 2 h", nil},
 		{"同一条 GROUP BY 查询每次返回的行顺序都不一样", []string{"group"}},
 		{"“Region is unavailable” 是什么错误", nil},
+		{"报错 8004，事务太大是什么原因", []string{"8004"}},
+		{"2379 端口不通，一次删除 10000 行要 30 秒", []string{"2379"}},
 		{"How do I pause a changefeed for a while?", nil},
 	} {
 		own := map[string]bool{}
