@@ -13,22 +13,27 @@ import (
 // Names a question gives (lever "mention"). In a question written in
 // Chinese, the words typed in Latin script are chosen: the product, tool,
 // command, setting or identifier the question is about (TiCDC 的 OpenAPI,
-// Lightning 的 server mode, DM 同步延迟). A page of prose that names none
-// of them is seldom the answer, however well its Chinese matches the rest:
-// the Dashboard's FAQ, which says 浏览器, 网页 and 版本, is not where a
-// question about Lightning's web page is answered. So a prose file
-// (Markdown or text) among the best (nameWindow) is scaled by
-// 1 - mentionWeight × the share of those names it lacks (a name counts as
-// said when the page says it or one of its translations).
+// Lightning 的 server mode, DM 同步延迟). A page that names none of them is
+// seldom the answer, however well its Chinese matches the rest: the
+// Dashboard's FAQ, which says 浏览器, 网页 and 版本, is not where a question
+// about Lightning's web page is answered. So a file written in Chinese
+// among the best (nameWindow) is scaled by 1 - mentionWeight × the share
+// of those names it lacks (a name counts as said when the file says it or
+// one of its translations).
+//
+// Written in Chinese: a Markdown or text page, or code that says some of
+// the question's Chinese words itself (not through their translations),
+// as a Chinese team's commented code does. Code written in English is not
+// scaled: Latin script is all it has, and it names things by identifiers
+// of its own (GOGC is gcPercent in Go's runtime); scaling it lost a Go
+// question (docs/MEASURED.md).
 //
 // A number of three digits or more names a thing too: an error code or a
 // port (报错 8004, 2379 端口不通). What is not a name: a quoted value
 // ('abc' 和 'ABC') and a quantity with its unit (几 TB, 100 GB, 10000 行);
-// a name no file of the view holds (it tells no page from another); and
+// a name no file of the view holds (it tells no file from another); and
 // every word of a question with no Chinese in it, where Latin script is
-// simply the language. Code is not scaled: it names
-// things by identifiers of its own (GOGC is gcPercent in the runtime), and
-// scaling it lost a Go question (docs/MEASURED.md).
+// simply the language.
 var mentionWeight = 0.2
 
 var (
@@ -64,16 +69,20 @@ func questionNames(text string, own map[string]bool) []string {
 	return names
 }
 
-// weighMentions is the mention stage: among the best files, a prose file
-// that lacks names the question gives is scaled down, and the window
+// weighMentions is the mention stage: among the best files, one written in
+// Chinese that lacks names the question gives is scaled down, and the window
 // reordered (stably).
 func weighMentions(names []string, st *lexicalStats, files []*fileHits) {
 	if mentionWeight <= 0 || len(names) == 0 || st == nil {
 		return
 	}
 	bits := map[string]uint64{}
+	var han uint64 // the question's Chinese words
 	for _, t := range st.terms {
 		bits[t.term] = t.bit
+		if segment.HanBytes(t.term) > 0 {
+			han |= t.bit
+		}
 	}
 	var want []string
 	for _, n := range names {
@@ -87,12 +96,13 @@ func weighMentions(names []string, st *lexicalStats, files []*fileHits) {
 	n := min(len(files), nameWindow)
 	moved := false
 	for _, f := range files[:n] {
-		if l := chunk.Lang(f.entry.Path); l != "markdown" && l != "text" {
-			continue
-		}
-		var mask uint64
+		var mask, said uint64
 		for _, h := range f.hits {
 			mask |= st.matched[h.chunk]
+			said |= st.said[h.chunk]
+		}
+		if l := chunk.Lang(f.entry.Path); l != "markdown" && l != "text" && said&han == 0 {
+			continue // code written in English
 		}
 		var lacks []string
 		for _, w := range want {

@@ -38,47 +38,58 @@ func TestQuestionNames(t *testing.T) {
 	}
 }
 
-// TestMention: asked about Lightning's web page, the Dashboard's page on
-// browsers (texts cut from the TiDB docs) says 浏览器, 网页 and 版本 often
-// and ranks first on its words; the page that answers says Lightning and
-// ranks first with the lever. A Go file that never says Lightning is not
-// scaled: code names things its own way.
+// TestMention: asked about TiCDC's replication lag, DM's page on lag says
+// the question's Chinese words more often and ranks first on them; the
+// TiCDC page, which names TiCDC, ranks first with the lever. Code that
+// never says TiCDC is scaled when it is written in Chinese (its comments
+// say the question's words), not when it is written in English.
 func TestMention(t *testing.T) {
+	const dm, cdc = "dm/dm-handle-performance-issues.md", "ticdc/troubleshoot-ticdc.md"
+	const zhCode, enCode = "syncer/lag.go", "replication/lag.go"
 	ov := &Overlay{Files: []store.AnalyzedFile{
-		overlayPage("dashboard/dashboard-access.md", []string{
-			"访问 TiDB Dashboard 浏览器兼容性 TiDB Dashboard 可在常见的、更新及时的桌面浏览器中使用，具体版本号为 Chrome >= 77 Firefox >= 68 Edge >= 17。" +
-				"若使用旧版本浏览器或其他浏览器访问 TiDB Dashboard，部分界面可能不能正常工作。",
-			"在浏览器中打开 http://127.0.0.1:2379/dashboard 访问 TiDB Dashboard。",
+		overlayPage(dm, []string{
+			"同步延迟越来越大时怎么排查：先判断同步延迟是在拉取 binlog 阶段还是在写入下游阶段，同步延迟越来越大通常是下游写入慢。",
 		}, 1),
-		overlayPage("tidb-lightning/tidb-lightning-web-interface.md", []string{
-			"TiDB Lightning Web 界面 警告：从 TiDB v8.5.7 开始，TiDB Lightning 不再支持 Web 界面。" +
-				"要使用 TiDB Lightning 导入数据，请使用 TiDB Lightning 命令行工具：tidb-lightning 用于导入任务，tidb-lightning-ctl 用于 checkpoint 和故障排查操作。",
+		overlayPage(cdc, []string{
+			"TiCDC 同步任务的延迟越来越大时，先查看 changefeed 的 checkpoint 是否推进，再检查下游是否变慢。",
 		}, 2),
-		overlayPage("pkg/server/browser.go", []string{
-			"// openBrowser 在浏览器中打开网页 func openBrowser(url string) error { return exec.Command(\"xdg-open\", url).Run() }",
+		// TiCDC is common in these docs: pages that say it and little else.
+		overlayPage("ticdc/ticdc-overview.md", []string{"TiCDC 是一款 TiDB 增量数据同步工具，通过拉取上游 TiKV 的数据变更日志。"}, 5),
+		overlayPage("ticdc/ticdc-deploy.md", []string{"使用 TiUP 部署包含 TiCDC 组件的 TiDB 集群。"}, 6),
+		overlayPage("ticdc/ticdc-faq.md", []string{"TiCDC 支持哪些下游？TiCDC 支持 MySQL、Kafka 和存储服务。"}, 7),
+		overlayPage(zhCode, []string{
+			"// reportLag 在同步延迟越来越大时记录告警，排查下游写入 func reportLag(d time.Duration) { log.Warn(d) }",
 		}, 3),
+		overlayPage(enCode, []string{
+			"// reportLag warns when the replication lag keeps growing: troubleshoot the downstream writes. func reportLag(d time.Duration) { log.Warn(d) }",
+		}, 4),
 	}}
-	q := "Lightning 的网页在浏览器里打不开了，新版本还能用吗"
-	const dash, lightning = "dashboard/dashboard-access.md", "tidb-lightning/tidb-lightning-web-interface.md"
+	q := "TiCDC 同步延迟越来越大怎么排查"
 	paths, _ := priorOrder(t, ov, q, LeverMention, false, "mention")
-	if at(paths, dash) < 0 || at(paths, lightning) < at(paths, dash) {
-		t.Fatalf("without the lever: %v, want the Dashboard's page above Lightning's (else this test shows nothing)", paths)
+	if at(paths, dm) < 0 || at(paths, cdc) < at(paths, dm) {
+		t.Fatalf("without the lever: %v, want DM's page above TiCDC's (else this test shows nothing)", paths)
 	}
 	paths, factors := priorOrder(t, ov, q, LeverMention, true, "mention")
-	if at(paths, lightning) < 0 || at(paths, dash) < at(paths, lightning) {
-		t.Errorf("with the lever: %v, want Lightning's page above the Dashboard's", paths)
+	if at(paths, cdc) < 0 || at(paths, dm) < at(paths, cdc) {
+		t.Errorf("with the lever: %v, want TiCDC's page above DM's", paths)
 	}
-	if got, want := factors[dash], 1-mentionWeight; got != want {
-		t.Errorf("the Dashboard's page is scaled %v, want %v (it lacks the one name)", got, want)
+	if got, want := factors[dm], 1-mentionWeight; got != want {
+		t.Errorf("DM's page is scaled %v, want %v (it lacks the one name)", got, want)
 	}
-	if _, ok := factors["pkg/server/browser.go"]; ok {
-		t.Errorf("the Go file is scaled %v: code is not", factors["pkg/server/browser.go"])
+	if f, ok := factors[cdc]; ok {
+		t.Errorf("TiCDC's page, which says the name, is scaled %v", f)
 	}
-	if _, ok := factors[lightning]; ok {
-		t.Errorf("Lightning's page, which says the name, is scaled")
+	if got, want := factors[zhCode], 1-mentionWeight; got != want {
+		t.Errorf("the Go file commented in Chinese is scaled %v, want %v", got, want)
+	}
+	if at(paths, enCode) < 0 {
+		t.Fatalf("%v: the Go file written in English is not found (else this shows nothing)", paths)
+	}
+	if f, ok := factors[enCode]; ok {
+		t.Errorf("the Go file written in English is scaled %v", f)
 	}
 	// No name given: nothing scaled.
-	if _, factors := priorOrder(t, ov, "网页在浏览器里打不开了，新版本还能用吗", LeverMention, true, "mention"); len(factors) != 0 {
+	if _, factors := priorOrder(t, ov, "同步延迟越来越大怎么排查", LeverMention, true, "mention"); len(factors) != 0 {
 		t.Errorf("a question without a Latin name scaled %v", factors)
 	}
 }

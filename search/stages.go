@@ -600,7 +600,7 @@ func newChunkScorer(s *Searcher, req Request, c *lexicalCandidates) *chunkScorer
 	sc := &chunkScorer{v: v, corpus: req.Corpus, explain: req.Explain,
 		lengths: &bodyLengths{s: s, ov: req.ov, segs: c.segs, tables: map[uint32][]uint32{}},
 		norm:    &aboutNorms{v: v},
-		st:      &lexicalStats{matched: map[uint32]uint64{}}}
+		st:      &lexicalStats{matched: map[uint32]uint64{}, said: map[uint32]uint64{}}}
 	sc.n, sc.avg = chunkStats(v, req.Corpus)
 	for _, tp := range c.lists {
 		for _, p := range tp.ps {
@@ -730,6 +730,9 @@ func (sc *chunkScorer) credit(li int, p store.Posting, lw listWeight) {
 		sc.cov[p.Chunk] += lw.w
 	default:
 		sc.scores[p.Chunk] += s
+	}
+	if lw.bit != 0 && p.TF[store.FieldBody] > 0 {
+		sc.st.said[p.Chunk] |= lw.bit
 	}
 	if mask := lw.bit | sc.cs.matchedBit(li); mask != 0 {
 		sc.st.matched[p.Chunk] |= mask
@@ -970,6 +973,9 @@ type lexicalStats struct {
 	terms   []coverageTerm
 	total   float64 // sum of the found terms' IDF
 	matched map[uint32]uint64
+	// said is, per chunk, the user's words its body says itself (not
+	// through a translation).
+	said map[uint32]uint64
 	// about is, per chunk, the user's words its page's front-matter
 	// summary says (FieldAbout), for --explain.
 	about map[uint32]uint64
