@@ -42,31 +42,50 @@ var (
 	// a quantity: digits or a Chinese numeral of magnitude, then a unit,
 	// Latin or a Chinese measure word.
 	quantity = regexp.MustCompile(`(?i)(?:\d+(?:\.\d+)?|[几幾数數十百千万萬])\s*(?:(?:[kmgtpe]i?b|[kmgtpe]|bytes?|ms|us|ns|s|m|h|rps|qps|tps|rows?)\b|[个個条條行列秒分时時天周週月年日号號台臺张張次倍万萬亿億位核])`)
-	// a name: a Latin word, or a number of three digits or more that is
-	// no quantity (报错 8004, 端口 2379).
-	nameWord = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.\-]*|\b\d{3,}\b`)
+	// Chinese characters: what is left of the question once its quotes
+	// and quantities are gone is cut into its words without them.
+	hanChars = regexp.MustCompile(`\p{Han}+`)
 )
 
 // questionNames are the user's own terms that text writes in Latin script
-// or digits beside Chinese (see mentionWeight), as the analyzer spells
-// them, in the
-// order they come; nil for a question without Chinese.
+// or digits beside Chinese (see mentionWeight), spelled as the analyzer
+// spells them (full-width folded, lower-cased, a plural folded: ＴｉＤＢ is
+// tidb, Regions region), in the order they come; nil for a question
+// without Chinese. A name is a whole word or identifier as the analyzer
+// cuts it (tidb-server, _tidb_rowid, v8.5.7, 2pc), never a part of one: a
+// word with a Latin letter, or a number of three digits or more (8004, not
+// the 700 of version 8.5.700).
 func questionNames(text string, own map[string]bool) []string {
+	text = segment.Normalize(text)
 	if segment.HanBytes(text) == 0 {
 		return nil
 	}
 	text = quotedSpan.ReplaceAllString(text, " ")
 	text = quantity.ReplaceAllString(text, " ")
+	text = hanChars.ReplaceAllString(text, " ")
 	var names []string
 	seen := map[string]bool{}
-	for _, w := range nameWord.FindAllString(text, -1) {
-		t := strings.ToLower(strings.TrimRight(w, ".-"))
-		if own[t] && !seen[t] {
+	end := 0
+	for _, sp := range segment.Tiny().Spans(text) {
+		if sp.Start < end {
+			continue // a part of the word before (tidb of tidb-server)
+		}
+		end = sp.End
+		if t := sp.Term; isName(t) && own[t] && !seen[t] {
 			seen[t] = true
 			names = append(names, t)
 		}
 	}
 	return names
+}
+
+// isName reports whether the analyzer's term t of a whole word is a name:
+// it has a Latin letter, or is a number of three digits or more.
+func isName(t string) bool {
+	if strings.ContainsFunc(t, func(r rune) bool { return r >= 'a' && r <= 'z' }) {
+		return true
+	}
+	return len(t) >= 3 && strings.Trim(t, "0123456789") == ""
 }
 
 // weighMentions is the mention stage: among the best files, one written in
