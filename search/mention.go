@@ -39,9 +39,12 @@ var mentionWeight = 0.2
 var (
 	// quoted spans: ASCII quotes and backticks, and the CJK quotation marks.
 	quotedSpan = regexp.MustCompile("'[^']*'|\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』")
-	// a quantity: digits or a Chinese numeral of magnitude, then a unit,
-	// Latin or a Chinese measure word.
-	quantity = regexp.MustCompile(`(?i)(?:\d+(?:\.\d+)?|[几幾数數十百千万萬])\s*(?:(?:[kmgtpe]i?b|[kmgtpe]|bytes?|ms|us|ns|s|m|h|rps|qps|tps|rows?)\b|[个個条條行列秒分时時天周週月年日号號台臺张張次倍万萬亿億位核])`)
+	// a quantity: digits that start a word (not the 8 of k8s) or a
+	// Chinese numeral of magnitude, then a unit, Latin or a Chinese
+	// measure word. Hours and minutes are 小时 and 分钟: a 时 or 分 alone
+	// after a number starts another word more often (报错 8004 时, when
+	// 8004 is reported; 8004 分析), as 日 does (8004 日志).
+	quantity = regexp.MustCompile(`(?i)(?:\b\d+(?:\.\d+)?|[几幾数數十百千万萬])\s*(?:(?:[kmgtpe]i?b|[kmgtpe]|bytes?|ms|us|ns|s|m|h|rps|qps|tps|rows?)\b|小时|小時|分钟|分鐘|[个個条條行列秒天周週月年号號台臺张張次倍万萬亿億位核])`)
 	// Chinese characters: what is left of the question once its quotes
 	// and quantities are gone is cut into its words without them.
 	hanChars = regexp.MustCompile(`\p{Han}+`)

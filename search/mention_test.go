@@ -35,6 +35,10 @@ func TestQuestionNames(t *testing.T) {
 		{"_tidb_rowid 是什么，2PC 怎么提交", []string{"_tidb_rowid", "2pc"}},
 		{"升级到 8.5.700 之后 v8.5.7 的 tidb-server 起不来", []string{"v8.5.7", "tidb-server"}},
 		{"導入１００GB 數據", nil},
+		// A quantity's number starts a word, and its unit is a word.
+		{"k8s 上跑 e2e 测试，要 3 小时", []string{"k8s", "e2e"}},
+		{"报错 8004 时怎么办，8004 日志里说什么", []string{"8004"}},
+		{"导入 500 万行数据花了 1000 分钟", nil},
 	} {
 		own := map[string]bool{}
 		for _, w := range segment.Tiny().Terms(c.q) {
