@@ -37,8 +37,13 @@ import (
 var mentionWeight = 0.2
 
 var (
-	// quoted spans: ASCII quotes and backticks, and the CJK quotation marks.
-	quotedSpan = regexp.MustCompile("'[^']*'|\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』")
+	// quoted spans: ASCII quotes and backticks, and the CJK quotation
+	// marks. A single quote after a letter or digit is an apostrophe,
+	// opening no quote (TiDB's GC 和 TiKV's compaction).
+	quotedSpan = regexp.MustCompile("(?:^|[^A-Za-z0-9_])'[^']*'|\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』")
+	// an English clitic ('s, 't, 'll): a part of the word before it, no
+	// name of its own.
+	clitic = regexp.MustCompile(`(?i)\b'(?:s|t|d|m|ll|re|ve)\b`)
 	// a quantity: digits that start a word (not the 8 of k8s) or a
 	// Chinese numeral of magnitude, then a unit, Latin or a Chinese
 	// measure word. Hours and minutes are 小时 and 分钟: a 时 or 分 alone
@@ -63,6 +68,7 @@ func questionNames(text string, own map[string]bool) []string {
 	if segment.HanBytes(text) == 0 {
 		return nil
 	}
+	text = clitic.ReplaceAllString(text, " ")
 	text = quotedSpan.ReplaceAllString(text, " ")
 	text = quantity.ReplaceAllString(text, " ")
 	text = hanChars.ReplaceAllString(text, " ")

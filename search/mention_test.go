@@ -39,6 +39,8 @@ func TestQuestionNames(t *testing.T) {
 		{"k8s 上跑 e2e 测试，要 3 小时", []string{"k8s", "e2e"}},
 		{"报错 8004 时怎么办，8004 日志里说什么", []string{"8004"}},
 		{"导入 500 万行数据花了 1000 分钟", nil},
+		// An apostrophe opens no quote, and its clitic is no name.
+		{"TiDB's GC 和 TiKV's compaction 有什么关系", []string{"tidb", "gc", "tikv", "compaction"}},
 	} {
 		own := map[string]bool{}
 		for _, w := range segment.Tiny().Terms(c.q) {
@@ -99,6 +101,14 @@ func TestMention(t *testing.T) {
 	}
 	if f, ok := factors[enCode]; ok {
 		t.Errorf("the Go file written in English is scaled %v", f)
+	}
+	// A quoted value names no thing, however the parser hands it on (a
+	// phrase's quotes off): DM's page, which holds it, lacks TiCDC, the
+	// one name, whole.
+	for _, q := range []string{`TiCDC 的 "binlog" 同步延迟越来越大怎么排查`, "TiCDC 的“binlog”同步延迟越来越大怎么排查"} {
+		if _, factors := priorOrder(t, ov, q, LeverMention, true, "mention"); factors[dm] != 1-mentionWeight {
+			t.Errorf("%s: DM's page is scaled %v, want %v", q, factors[dm], 1-mentionWeight)
+		}
 	}
 	// No name given: nothing scaled.
 	if _, factors := priorOrder(t, ov, "同步延迟越来越大怎么排查", LeverMention, true, "mention"); len(factors) != 0 {

@@ -185,7 +185,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		for _, w := range q.words() {
 			own[w] = true
 		}
-		weighMentions(questionNames(q.text, own), stats, files)
+		// The query as typed: the parser takes the quotes off a phrase
+		// (q.text), and a quoted value is no name.
+		weighMentions(questionNames(req.Query, own), stats, files)
 	}
 	if err := s.priors(req, q, files); err != nil {
 		return nil, err
