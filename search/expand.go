@@ -104,10 +104,15 @@ func expandQuery(req Request, q *query) {
 				q.spans[e.From] = terms
 			}
 		}
-		if q.allTo == nil {
-			q.allTo = map[string][]string{}
+		if e.Source != expand.SourceCEDICT {
+			// CC-CEDICT's words are cut from its senses (主要 "main,
+			// principal": main; 主线 "main line"): what a word means,
+			// not what it asks for.
+			if q.allTo == nil {
+				q.allTo = map[string][]string{}
+			}
+			q.allTo[e.From] = append(q.allTo[e.From], e.To...)
 		}
-		q.allTo[e.From] = append(q.allTo[e.From], e.To...)
 		e.To = e.To[:min(len(e.To), maxExpandedWords)]
 		w := expandWeight[e.Source] / math.Sqrt(float64(len(e.To)))
 		if req.on(LeverConcept) {

@@ -23,7 +23,9 @@ import (
 // A word asks for a part when any of its translations names it, not
 // only the first maxExpandedWords that are searched: the cut keeps a
 // word's evidence to its most specific translations, while asking is a
-// yes or no (说明: note, description, explain, readme). Lexical mode
+// yes or no (说明: note, description, explain, readme); and only the
+// glossary's translations, not the words CC-CEDICT's senses are cut
+// into (主要, "main, principal", asks for no entry point). Lexical mode
 // only, as the name factor.
 var roleWeight = 0.3
 
@@ -51,11 +53,13 @@ var fileRoles = []fileRole{
 	},
 }
 
-// asksRole reports whether concept c of q asks for role r: one of its
-// forms is a word of r, or one of its word's translations (every one,
-// q.allTo) is.
+// asksRole reports whether concept c of q asks for role r: its word is
+// a word of r (main, readme), or one of the word's translations in the
+// glossary (every one, q.allTo) is. A translation CC-CEDICT gives does
+// not ask: 主要 (main, principal) and 基本 (basic, main) say main of
+// what matters most, not of a program's entry.
 func (q *query) asksRole(c nameConcept, r fileRole) bool {
-	if slices.ContainsFunc(c.forms, func(f string) bool { return r.asked[f] }) {
+	if r.asked[c.word] {
 		return true
 	}
 	for _, to := range q.allTo[c.word] {

@@ -81,6 +81,11 @@ func TestRoleEntryPoint(t *testing.T) {
 	if _, role := roleOrder(t, files, "vet 命令的参数", true); len(role) != 0 {
 		t.Errorf("vet 命令的参数: role factors %v, want none", role)
 	}
+	// 主要 is main in CC-CEDICT (main, principal, major): the checks that
+	// matter most, not vet's entry point.
+	if _, role := roleOrder(t, files, "vet 的主要检查", true); len(role) != 0 {
+		t.Errorf("vet 的主要检查: role factors %v, want none", role)
+	}
 	// The entry point of nothing the question names: nothing scaled.
 	if _, role := roleOrder(t, files, "命令的入口", true); len(role) != 0 {
 		t.Errorf("命令的入口: role factors %v, want none", role)

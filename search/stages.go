@@ -262,8 +262,9 @@ type query struct {
 	// user's terms (构建器: 构建 + 器) to those terms: its translations
 	// stand for them (see expandQuery).
 	spans map[string][]string
-	// allTo maps an expanded word to every translation it has, before
-	// the cut to maxExpandedWords: what it asks for (role.go).
+	// allTo maps an expanded word to every translation the glossary
+	// gives it, before the cut to maxExpandedWords: what it asks for
+	// (role.go). CC-CEDICT's are left out (see expandQuery).
 	allTo map[string][]string
 }
 
