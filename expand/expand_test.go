@@ -94,7 +94,7 @@ func TestExpandAgreesWithAnalyzer(t *testing.T) {
 		// 中/的: a CC-CEDICT word holds no stop word (中的: hit the target).
 		{"读取配置文件中的超时参数", []want{{"配置文件", SourceGlossary, "config"}, {"超时", SourceGlossary, "timeout"}}, []string{"中的"}},
 		// 不够/用: 够用 would break 不够.
-		{"栈空间不够用时扩容", []want{{"不够", SourceCEDICT, "enough"}, {"扩容", SourceGlossary, "grow"}}, []string{"够用"}},
+		{"栈空间不够用时扩容", []want{{"不够", SourceCEDICT, "insufficient"}, {"扩容", SourceGlossary, "grow"}}, []string{"够用"}},
 		// gse's mis-cuts (数据/库拉/取, 客户/端公/钥) hold glossary words
 		// that cover more of the question than the analyzer's words do.
 		{"从数据库拉取用户列表", []want{{"数据库", SourceGlossary, "db"}, {"拉取", SourceGlossary, "pull"}}, []string{"数据"}},
@@ -481,8 +481,8 @@ func TestExpandParaphrase(t *testing.T) {
 		}
 	}
 	exps = Expand("栈不够用时扩容", nil)
-	if e := find(exps, "不够"); e == nil || e.Source != SourceCEDICT || e.To[0] != "enough" {
-		t.Errorf("不够: %+v, want enough (cedict) as without paraphrases", exps)
+	if e := find(exps, "不够"); e == nil || e.Source != SourceCEDICT || e.To[0] != "insufficient" {
+		t.Errorf("不够: %+v, want insufficient (cedict) as without paraphrases", exps)
 	}
 	if e := find(exps, "不够用"); e == nil || e.Source != SourceParaphrase {
 		t.Errorf("不够用: %+v, want a paraphrase", exps)

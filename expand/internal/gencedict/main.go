@@ -239,9 +239,11 @@ func senseWords(s string) ([]string, string) {
 	s = strings.ToLower(parens.ReplaceAllString(s, " "))
 	var ws []string
 	for _, w := range words.FindAllString(s, -1) {
-		if negated(w) {
-			// "doesn't exist", "can't help (doing sth)": the words
-			// that follow are what the headword denies.
+		if negated(w) && (strings.Contains(w, "'") || w != strings.TrimSpace(s)) {
+			// "doesn't exist", "can't help (doing sth)", "not the
+			// same", "must not": the words around the negation are
+			// what the headword denies. A sense that is the word
+			// alone (cannot, never) is a translation.
 			return nil, ""
 		}
 		if w, _, _ = strings.Cut(w, "'"); !stop[w] && len(w) > 1 {
@@ -257,12 +259,18 @@ func senseWords(s string) ([]string, string) {
 	return ws, ""
 }
 
-// negated reports whether w is a negated auxiliary ("don't", "hasn't",
-// "won't"). Cut at the apostrophe, as the word pattern once did, they
-// became don, hasn and won, which code and prose use for other things.
+// negated reports whether w negates its sense: a negated auxiliary
+// ("don't", "hasn't", "won't"; cut at the apostrophe, as the word
+// pattern once did, they became don, hasn and won, which code and prose
+// use for other things) or a word of negation (not, no, cannot, never,
+// nor). Both are stop words or none, so the sense's other words were
+// left alone: 不同, "not the same", translated to same, and 不能, "must
+// not", to must.
 func negated(w string) bool {
-	return strings.HasSuffix(w, "n't")
+	return strings.HasSuffix(w, "n't") || negations[w]
 }
+
+var negations = map[string]bool{"not": true, "no": true, "cannot": true, "never": true, "nor": true}
 
 func allHan(s string) bool {
 	for _, r := range s {

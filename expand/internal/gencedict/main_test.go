@@ -69,9 +69,10 @@ func TestBuildT2S(t *testing.T) {
 	}
 }
 
-// TestNegatedAndClitics: a sense with a negated auxiliary gives no words
-// (cut at its apostrophe "hasn't" was hasn, and "doesn't exist" meant
-// exist), a clitic is no word of its own (one o'clock is not a clock), and
+// TestNegatedAndClitics: a sense with a negated auxiliary or a word of
+// negation gives no words (cut at its apostrophe "hasn't" was hasn,
+// "doesn't exist" meant exist, "not the same" same), unless it is that
+// word alone (cannot); a clitic is no word of its own (one o'clock is not a clock), and
 // "-ing" is a suffix, not a word. Entries as CC-CEDICT writes them.
 func TestNegatedAndClitics(t *testing.T) {
 	var entries [][]json.RawMessage
@@ -83,6 +84,8 @@ func TestNegatedAndClitics(t *testing.T) {
 		{"正在", "正在", "zheng4 zai4", "to be in the process of (doing sth); to be currently ...-ing"},
 		{"一點", "一点", "yi1 dian3", []string{"a bit; a little bit", "one o'clock"}},
 		{"時鐘", "时钟", "shi2 zhong1", []string{"clock"}},
+		{"不同", "不同", "bu4 tong2", []string{"different", "distinct", "not the same", "not alike"}},
+		{"不能", "不能", "bu4 neng2", []string{"cannot", "must not", "should not"}},
 	} {
 		var row []json.RawMessage
 		for _, f := range []any{e.trad, e.simp, e.pinyin, e.senses} {
@@ -92,8 +95,16 @@ func TestNegatedAndClitics(t *testing.T) {
 		entries = append(entries, row)
 	}
 	zh, en := build(entries, nil)
-	if got, want := zh["没有"], []string{"have"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("没有 -> %v, want %v", got, want)
+	// "to not have": not is a negation as n't is; the sense denies have.
+	if got := zh["没有"]; len(got) > 0 {
+		t.Errorf("没有 -> %v, want nothing", got)
+	}
+	if got, want := zh["不同"], []string{"different", "distinct"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("不同 -> %v, want %v", got, want)
+	}
+	// cannot alone is a translation; must not denies must.
+	if got, want := zh["不能"], []string{"cannot"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("不能 -> %v, want %v", got, want)
 	}
 	if got, want := zh["正在"], []string{"process", "currently"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("正在 -> %v, want %v", got, want)
@@ -104,7 +115,7 @@ func TestNegatedAndClitics(t *testing.T) {
 	if got, want := en["clock"], []string{"时钟"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("clock -> %v, want %v", got, want)
 	}
-	for _, w := range []string{"hasn", "haven", "doesn", "exist", "ing"} {
+	for _, w := range []string{"hasn", "haven", "doesn", "exist", "ing", "have", "same", "alike", "must", "should"} {
 		if len(en[w]) > 0 {
 			t.Errorf("%s -> %v, want nothing", w, en[w])
 		}
