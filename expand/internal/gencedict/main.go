@@ -236,7 +236,8 @@ func senseWords(s string) ([]string, string) {
 	if r, _ := utf8.DecodeRuneInString(s); unicode.IsUpper(r) {
 		return nil, "" // a name
 	}
-	s = strings.ToLower(parens.ReplaceAllString(s, " "))
+	// A typographic apostrophe is an apostrophe (管他: "don’t worry").
+	s = strings.ToLower(strings.ReplaceAll(parens.ReplaceAllString(s, " "), "’", "'"))
 	var ws []string
 	for _, w := range words.FindAllString(s, -1) {
 		if negated(w) && (strings.Contains(w, "'") || w != strings.TrimSpace(s)) {

@@ -86,6 +86,8 @@ func TestNegatedAndClitics(t *testing.T) {
 		{"時鐘", "时钟", "shi2 zhong1", []string{"clock"}},
 		{"不同", "不同", "bu4 tong2", []string{"different", "distinct", "not the same", "not alike"}},
 		{"不能", "不能", "bu4 neng2", []string{"cannot", "must not", "should not"}},
+		// CC-CEDICT writes a few with a typographic apostrophe.
+		{"管他", "管他", "guan3 ta1", []string{"no matter if", "regardless of", "don’t worry about (it, him etc)", "doesn’t matter"}},
 	} {
 		var row []json.RawMessage
 		for _, f := range []any{e.trad, e.simp, e.pinyin, e.senses} {
@@ -102,6 +104,9 @@ func TestNegatedAndClitics(t *testing.T) {
 	if got, want := zh["不同"], []string{"different", "distinct"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("不同 -> %v, want %v", got, want)
 	}
+	if got, want := zh["管他"], []string{"regardless"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("管他 -> %v, want %v", got, want)
+	}
 	// cannot alone is a translation; must not denies must.
 	if got, want := zh["不能"], []string{"cannot"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("不能 -> %v, want %v", got, want)
@@ -115,7 +120,7 @@ func TestNegatedAndClitics(t *testing.T) {
 	if got, want := en["clock"], []string{"时钟"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("clock -> %v, want %v", got, want)
 	}
-	for _, w := range []string{"hasn", "haven", "doesn", "exist", "ing", "have", "same", "alike", "must", "should"} {
+	for _, w := range []string{"hasn", "haven", "doesn", "don", "exist", "ing", "have", "same", "alike", "must", "should", "worry"} {
 		if len(en[w]) > 0 {
 			t.Errorf("%s -> %v, want nothing", w, en[w])
 		}
