@@ -41,9 +41,9 @@ var (
 	// marks. A single quote after a letter or digit is an apostrophe,
 	// opening no quote (TiDB's GC 和 TiKV's compaction).
 	quotedSpan = regexp.MustCompile("(?:^|[^A-Za-z0-9_])'[^']*'|\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』")
-	// an English clitic ('s, 't, 'll): a part of the word before it, no
-	// name of its own.
-	clitic = regexp.MustCompile(`(?i)\b'(?:s|t|d|m|ll|re|ve)\b`)
+	// an English clitic ('s, 't, 'll, typed with either apostrophe): a
+	// part of the word before it, no name of its own.
+	clitic = regexp.MustCompile(`(?i)\b['’](?:s|t|d|m|ll|re|ve)\b`)
 	// a quantity: digits that start a word (not the 8 of k8s) or a
 	// Chinese numeral of magnitude, then a unit, Latin or a Chinese
 	// measure word. Hours and minutes are 小时 and 分钟: a 时 or 分 alone

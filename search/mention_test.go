@@ -41,6 +41,7 @@ func TestQuestionNames(t *testing.T) {
 		{"导入 500 万行数据花了 1000 分钟", nil},
 		// An apostrophe opens no quote, and its clitic is no name.
 		{"TiDB's GC 和 TiKV's compaction 有什么关系", []string{"tidb", "gc", "tikv", "compaction"}},
+		{"TiDB’s GC 为什么慢", []string{"tidb", "gc"}},
 	} {
 		own := map[string]bool{}
 		for _, w := range segment.Tiny().Terms(c.q) {
