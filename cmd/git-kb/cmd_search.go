@@ -251,7 +251,7 @@ func searchRequestFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "prf", Usage: "pseudo-relevance feedback: add the words the best matches share, and rank again (RM3)"},
 		&cli.BoolFlag{Name: "no-priors", Usage: "no file-kind demotion: of tests, examples, data tables, release notes, migrations, agent instructions, string tables, references, platform variants (as kb.priors false)"},
 		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
-		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, +proximity, -file, -hub, -links, -dedup, -concept, -name, -qualified, -summary, -focus, -platform (comma-separated)"},
+		&cli.StringFlag{Name: "ranking", Usage: "switch ranking levers on or off, to measure them: +coverage, +proximity, -file, -hub, -links, -dedup, -concept, -name, -qualified, -summary, -focus, -platform, -role, -mention (comma-separated)"},
 	}
 }
 
