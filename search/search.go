@@ -52,7 +52,7 @@ const (
 	LeverFocus     = "focus"     // scale a Markdown page by the share of its sections the question matches
 	LeverPlatform  = "platform"  // a Go file for a minority platform (x_windows.go) below the mainstream one
 	LeverRole      = "role"      // a question asking for an entry point or a package's doc: the file in that role
-	LeverMention   = "mention"   // a prose page that never says a name the Chinese question gives in Latin script
+	LeverMention   = "mention"   // a file written in Chinese that never says a name the Chinese question gives in Latin script
 )
 
 // Levers lists the levers and whether each is on by default. Coverage is
