@@ -53,13 +53,14 @@ var fileRoles = []fileRole{
 	},
 }
 
-// asksRole reports whether concept c of q asks for role r: its word is
-// a word of r (main, readme), or one of the word's translations in the
+// asksRole reports whether concept c of q asks for role r: its word, or
+// one of the user's terms it spans (the main of "main function"), is a
+// word of r (main, readme), or one of the word's translations in the
 // glossary (every one, q.allTo) is. A translation CC-CEDICT gives does
 // not ask: 主要 (main, principal) and 基本 (basic, main) say main of
 // what matters most, not of a program's entry.
 func (q *query) asksRole(c nameConcept, r fileRole) bool {
-	if r.asked[c.word] {
+	if r.asked[c.word] || slices.ContainsFunc(q.spans[c.word], func(t string) bool { return r.asked[t] }) {
 		return true
 	}
 	for _, to := range q.allTo[c.word] {

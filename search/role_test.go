@@ -81,6 +81,11 @@ func TestRoleEntryPoint(t *testing.T) {
 	if _, role := roleOrder(t, files, "vet 命令的参数", true); len(role) != 0 {
 		t.Errorf("vet 命令的参数: role factors %v, want none", role)
 	}
+	// An English question: "main function" is one glossary word, its
+	// own word main asks.
+	if paths, role := roleOrder(t, files, "vet main function", true); len(paths) == 0 || paths[0] != "cmd/vet/main.go" || len(role) != 1 {
+		t.Errorf("vet main function: %v, role factors %v; want cmd/vet/main.go first, alone scaled", paths, role)
+	}
 	// 主要 is main in CC-CEDICT (main, principal, major): the checks that
 	// matter most, not vet's entry point.
 	if _, role := roleOrder(t, files, "vet 的主要检查", true); len(role) != 0 {
@@ -135,6 +140,10 @@ func TestRolePackageDocumentation(t *testing.T) {
 		}, 3),
 	}
 	checkRole(t, files, "gob 编码格式说明", "encoding/gob/type.go", "encoding/gob/doc.go")
+	// "package doc" is one glossary word; its own word doc asks.
+	if _, role := roleOrder(t, files, "gob package doc", true); len(role) != 1 || role["encoding/gob/doc.go"] != 1+roleWeight {
+		t.Errorf("gob package doc: role factors %v, want doc.go's alone", role)
+	}
 	if _, role := roleOrder(t, files, "编码格式说明", true); len(role) != 0 {
 		t.Errorf("编码格式说明: role factors %v, want none (no gob)", role)
 	}
