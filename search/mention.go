@@ -30,17 +30,19 @@ import (
 //
 // A number of three digits or more names a thing too: an error code or a
 // port (报错 8004, 2379 端口不通). What is not a name: a quoted value
-// ('abc' 和 'ABC') and a quantity with its unit (几 TB, 100 GB, 10000 行);
+// ('abc' 和 'ABC'; a code span in backticks is no quote) and a quantity with its unit (几 TB, 100 GB, 10000 行);
 // a name no file of the view holds (it tells no file from another); and
 // every word of a question with no Chinese in it, where Latin script is
 // simply the language.
 var mentionWeight = 0.2
 
 var (
-	// quoted spans: ASCII quotes and backticks, and the CJK quotation
-	// marks. A single quote after a letter or digit is an apostrophe,
-	// opening no quote (TiDB's GC 和 TiKV's compaction).
-	quotedSpan = regexp.MustCompile("(?:^|[^A-Za-z0-9_])'[^']*'|\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』")
+	// quoted spans: ASCII quotes and the CJK quotation marks. A single
+	// quote after a letter or digit is an apostrophe, opening no quote
+	// (TiDB's GC 和 TiKV's compaction). Backticks are no quotes: they
+	// mark code, as in Markdown (`tidb_gc_life_time` 设成多少), and a name
+	// in them is the more a name.
+	quotedSpan = regexp.MustCompile("(?:^|[^A-Za-z0-9_])'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』")
 	// an English clitic ('s, 't, 'll, typed with either apostrophe): a
 	// part of the word before it, no name of its own.
 	clitic = regexp.MustCompile(`(?i)\b['’](?:s|t|d|m|ll|re|ve)\b`)

@@ -43,6 +43,10 @@ func TestQuestionNames(t *testing.T) {
 		// An apostrophe opens no quote, and its clitic is no name.
 		{"TiDB's GC 和 TiKV's compaction 有什么关系", []string{"tidb", "gc", "tikv", "compaction"}},
 		{"TiDB’s GC 为什么慢", []string{"tidb", "gc"}},
+		// A code span in backticks names code; a quote inside it is
+		// still a value.
+		{"`tidb_gc_life_time` 设成多少合适", []string{"tidb_gc_life_time"}},
+		{"执行 `SELECT 'abc'` 报错 1105", []string{"select", "1105"}},
 	} {
 		own := map[string]bool{}
 		for _, w := range segment.Tiny().Terms(c.q) {
