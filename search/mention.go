@@ -52,8 +52,8 @@ var (
 	// after a number starts another word more often (报错 8004 时, when
 	// 8004 is reported; 8004 分析), as 日 does (8004 日志). A percentage
 	// is a quantity (CPU 100%), and so are 10w and 1kw, the 万 and 千万
-	// of Chinese chat.
-	quantity = regexp.MustCompile(`(?i)(?:\b\d+(?:\.\d+)?|[几幾数數十百千万萬])\s*(?:(?:[kmgtpe]i?b|[kmgtpe]|k?w|bytes?|ms|us|ns|s|m|h|rps|qps|tps|rows?)\b|%|‰|小时|小時|分钟|分鐘|[个個条條行列秒天周週月年号號台臺张張次倍万萬亿億位核])`)
+	// of Chinese chat. 号 is no unit: 8004 号错误 is error number 8004.
+	quantity = regexp.MustCompile(`(?i)(?:\b\d+(?:\.\d+)?|[几幾数數十百千万萬])\s*(?:(?:[kmgtpe]i?b|[kmgtpe]|k?w|bytes?|ms|us|ns|s|m|h|rps|qps|tps|rows?)\b|%|‰|小时|小時|分钟|分鐘|[个個条條行列秒天周週月年台臺张張次倍万萬亿億位核])`)
 	// Chinese characters: what is left of the question once its quotes
 	// and quantities are gone is cut into its words without them.
 	hanChars = regexp.MustCompile(`\p{Han}+`)

@@ -39,6 +39,7 @@ func TestQuestionNames(t *testing.T) {
 		{"k8s 上跑 e2e 测试，要 3 小时", []string{"k8s", "e2e"}},
 		{"报错 8004 时怎么办，8004 日志里说什么", []string{"8004"}},
 		{"导入 500 万行数据花了 1000 分钟", nil},
+		{"8004 号错误是什么意思", []string{"8004"}},
 		{"CPU 使用率 100% 时 TiKV 变慢，写入 10w 行、１００％ 的磁盘", []string{"cpu", "tikv"}},
 		// An apostrophe opens no quote, and its clitic is no name.
 		{"TiDB's GC 和 TiKV's compaction 有什么关系", []string{"tidb", "gc", "tikv", "compaction"}},
