@@ -3,11 +3,13 @@ package search
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/git-kb/git-kb/chunk"
 	"github.com/git-kb/git-kb/segment"
+	"github.com/git-kb/git-kb/store"
 )
 
 // Names a question gives (lever "mention"). In a question written in
@@ -104,17 +106,13 @@ func isName(t string) bool {
 // weighMentions is the mention stage: among the best files, one written in
 // Chinese that lacks names the question gives is scaled down, and the window
 // reordered (stably).
-func weighMentions(names []string, st *lexicalStats, files []*fileHits) {
+func weighMentions(names []string, st *lexicalStats, c *lexicalCandidates, files []*fileHits) {
 	if mentionWeight <= 0 || len(names) == 0 || st == nil {
 		return
 	}
 	bits := map[string]uint64{}
-	var han uint64 // the question's Chinese words
 	for _, t := range st.terms {
 		bits[t.term] = t.bit
-		if segment.HanBytes(t.term) > 0 {
-			han |= t.bit
-		}
 	}
 	var want []string
 	for _, n := range names {
@@ -126,15 +124,20 @@ func weighMentions(names []string, st *lexicalStats, files []*fileHits) {
 		return
 	}
 	n := min(len(files), nameWindow)
+	var zh map[uint32]bool // chunks that say a Chinese word of the question, once a code file asks
 	moved := false
 	for _, f := range files[:n] {
-		var mask, said uint64
+		if l := chunk.Lang(f.entry.Path); l != "markdown" && l != "text" {
+			if zh == nil {
+				zh = saysChinese(c)
+			}
+			if !slices.ContainsFunc(f.hits, func(h hit) bool { return zh[h.chunk] }) {
+				continue // code written in English
+			}
+		}
+		var mask uint64
 		for _, h := range f.hits {
 			mask |= st.matched[h.chunk]
-			said |= st.said[h.chunk]
-		}
-		if l := chunk.Lang(f.entry.Path); l != "markdown" && l != "text" && said&han == 0 {
-			continue // code written in English
 		}
 		var lacks []string
 		for _, w := range want {
@@ -153,4 +156,23 @@ func weighMentions(names []string, st *lexicalStats, files []*fileHits) {
 	if moved {
 		sort.SliceStable(files[:n], func(i, j int) bool { return files[i].score > files[j].score })
 	}
+}
+
+// saysChinese is the chunks whose body says one of the user's Chinese
+// words itself, not through a translation: from the candidates' postings,
+// read only when a code file is weighed (a docs search has none to ask
+// about), so scoring pays nothing for it.
+func saysChinese(c *lexicalCandidates) map[uint32]bool {
+	out := map[uint32]bool{}
+	for _, tp := range c.lists {
+		if tp.term.from != "" || segment.HanBytes(tp.term.term) == 0 {
+			continue
+		}
+		for _, p := range tp.ps {
+			if p.TF[store.FieldBody] > 0 {
+				out[p.Chunk] = true
+			}
+		}
+	}
+	return out
 }

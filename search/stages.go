@@ -169,16 +169,20 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		fileScores = stats.file
 	}
 	files := group(req.View, hits, cov, fileScores)
+	var concepts []nameConcept // the question's words, for names and roles
+	if req.Mode == ModeLexical && (req.on(LeverName) || req.on(LeverRole)) {
+		concepts = nameConcepts(q, cands)
+	}
 	if req.Mode == ModeLexical && req.on(LeverName) {
 		// Hybrid scores are fused ranks, a few thousandths apart: a factor
 		// on them reorders by the name alone (as coverage, lexical only).
-		weighNames(nameConcepts(q, cands), files)
+		weighNames(concepts, files)
 	}
 	if req.Mode == ModeLexical && req.on(LeverQualified) {
 		s.weighQualified(qualifiedNames(q.text), files)
 	}
 	if req.Mode == ModeLexical && req.on(LeverRole) {
-		s.weighRoles(q, nameConcepts(q, cands), files)
+		s.weighRoles(q, concepts, files)
 	}
 	if req.Mode == ModeLexical && req.on(LeverMention) {
 		own := map[string]bool{}
@@ -187,7 +191,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		}
 		// The query as typed: the parser takes the quotes off a phrase
 		// (q.text), and a quoted value is no name.
-		weighMentions(questionNames(req.Query, own), stats, files)
+		weighMentions(questionNames(req.Query, own), stats, cands, files)
 	}
 	if err := s.priors(req, q, files); err != nil {
 		return nil, err
@@ -603,7 +607,7 @@ func newChunkScorer(s *Searcher, req Request, c *lexicalCandidates) *chunkScorer
 	sc := &chunkScorer{v: v, corpus: req.Corpus, explain: req.Explain,
 		lengths: &bodyLengths{s: s, ov: req.ov, segs: c.segs, tables: map[uint32][]uint32{}},
 		norm:    &aboutNorms{v: v},
-		st:      &lexicalStats{matched: map[uint32]uint64{}, said: map[uint32]uint64{}}}
+		st:      &lexicalStats{matched: map[uint32]uint64{}}}
 	sc.n, sc.avg = chunkStats(v, req.Corpus)
 	for _, tp := range c.lists {
 		for _, p := range tp.ps {
@@ -733,9 +737,6 @@ func (sc *chunkScorer) credit(li int, p store.Posting, lw listWeight) {
 		sc.cov[p.Chunk] += lw.w
 	default:
 		sc.scores[p.Chunk] += s
-	}
-	if lw.bit != 0 && p.TF[store.FieldBody] > 0 {
-		sc.st.said[p.Chunk] |= lw.bit
 	}
 	if mask := lw.bit | sc.cs.matchedBit(li); mask != 0 {
 		sc.st.matched[p.Chunk] |= mask
@@ -976,9 +977,6 @@ type lexicalStats struct {
 	terms   []coverageTerm
 	total   float64 // sum of the found terms' IDF
 	matched map[uint32]uint64
-	// said is, per chunk, the user's words its body says itself (not
-	// through a translation).
-	said map[uint32]uint64
 	// about is, per chunk, the user's words its page's front-matter
 	// summary says (FieldAbout), for --explain.
 	about map[uint32]uint64
