@@ -146,21 +146,34 @@ func (f *inflight) sent(msgs []jsonrpc.Message) {
 // answered records the replies in one message (or batch) written out.
 func (f *inflight) answered(p []byte) {
 	p = bytes.TrimSpace(p)
-	var raws []json.RawMessage
+	// Only a message's id and method are read: a reply's result (a search's
+	// snippets) is skipped, not decoded a second time.
+	var heads []replyHead
 	if len(p) > 0 && p[0] == '[' {
-		if json.Unmarshal(p, &raws) != nil {
+		if json.Unmarshal(p, &heads) != nil {
 			return
 		}
 	} else {
-		raws = []json.RawMessage{p}
+		var h replyHead
+		if json.Unmarshal(p, &h) != nil {
+			return
+		}
+		heads = []replyHead{h}
 	}
-	for _, r := range raws {
-		if m, err := jsonrpc.DecodeMessage(r); err == nil {
-			if resp, ok := m.(*jsonrpc.Response); ok && resp.ID.IsValid() {
-				f.add(idKey(resp.ID), -1)
-			}
+	for _, h := range heads {
+		if h.Method != "" || h.ID == nil {
+			continue // a request or notification of the server's, not a reply
+		}
+		if id, err := jsonrpc.MakeID(h.ID); err == nil && id.IsValid() {
+			f.add(idKey(id), -1)
 		}
 	}
+}
+
+// replyHead is what answered reads of a message written out.
+type replyHead struct {
+	ID     any    `json:"id"`
+	Method string `json:"method"`
 }
 
 func (f *inflight) add(key string, d int) {
