@@ -441,6 +441,37 @@ func TestParaphraseInStep(t *testing.T) {
 	}
 }
 
+// TestTablesListEachKeyOnce: go generate keeps the first line of a
+// repeated key and skips a line without a tab, both silently, so a
+// batch appended to glossary.tsv or paraphrase.tsv that repeats an
+// older key, or lost its tab, would drop words unseen.
+func TestTablesListEachKeyOnce(t *testing.T) {
+	for _, name := range []string{"glossary.tsv", "paraphrase.tsv"} {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for i, line := range strings.Split(string(src), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			k, _, ok := strings.Cut(line, "\t")
+			if !ok {
+				t.Errorf("%s:%d: no tab between the key and its words: %q", name, i+1, line)
+				continue
+			}
+			k = strings.TrimSpace(k)
+			if first, dup := seen[k]; dup {
+				t.Errorf("%s:%d: %s is listed already at line %d; go generate keeps only the first", name, i+1, k, first)
+				continue
+			}
+			seen[k] = i + 1
+		}
+	}
+}
+
 // TestExpandParaphrase: a colloquial word gains the written words docs
 // use (起不来 -> 启动失败), a word the glossary also has gains both its
 // English and its written synonyms, and the translations stay what they
