@@ -123,6 +123,8 @@ type Engine struct {
 	// blobReads counts the blobs BlobLines read from git: a pack or a
 	// judge cuts from the search's text where it can (a test counts).
 	blobReads atomic.Int64
+	// synonyms is kb.synonyms, parsed (Synonyms).
+	synonyms synonymsCache
 }
 
 // Open reads repo's settings in one git call and builds what they

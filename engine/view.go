@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-kb/git-kb/expand"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/search"
 	"github.com/git-kb/git-kb/secrets"
@@ -34,10 +35,14 @@ type View struct {
 	noPriors, noExpand bool
 	// exiting: Close leaves the view to the process's exit (Options.Exiting).
 	exiting bool
+	// synonyms reads kb.synonyms (Engine.Synonyms), for searches that
+	// bring none of their own.
+	synonyms func() (*expand.Synonyms, error)
 }
 
 // Search runs req against the view, with the repository's settings
-// (kb.staleAfter, kb.priors, kb.expand) where req leaves them open.
+// (kb.staleAfter, kb.priors, kb.expand, kb.synonyms) where req leaves
+// them open.
 func (v *View) Search(ctx context.Context, req search.Request) (*search.Response, error) {
 	req.Commit, req.View = v.Commit, v.View
 	if req.StaleAfter == 0 {
@@ -45,6 +50,13 @@ func (v *View) Search(ctx context.Context, req search.Request) (*search.Response
 	}
 	req.NoPriors = req.NoPriors || v.noPriors
 	req.NoExpand = req.NoExpand || v.noExpand
+	if !req.NoExpand && !req.NoSynonyms && req.Synonyms == nil && v.synonyms != nil {
+		syn, err := v.synonyms()
+		if err != nil {
+			return nil, err
+		}
+		req.Synonyms = syn
+	}
 	resp, err := v.Searcher.Search(ctx, req)
 	if resp != nil {
 		resp.Stale = v.Stale
@@ -150,7 +162,7 @@ func (k *Engine) openView(ctx context.Context, rev string, noIndex bool, blobs *
 		staleAfter, noPriors, noExpand := k.Settings.StaleAfter, !k.Settings.Priors, !k.Settings.Expand
 		if err == nil {
 			s, blobs := newSearcher(db, view)
-			return &View{DB: db, Searcher: s, blobs: blobs, Commit: commit, View: view, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand}, nil
+			return &View{DB: db, Searcher: s, blobs: blobs, Commit: commit, View: view, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand, synonyms: k.Synonyms}, nil
 		}
 		// The commit is being indexed right now: answer from the last
 		// complete view instead of waiting, and say so.
@@ -159,7 +171,7 @@ func (k *Engine) openView(ctx context.Context, rev string, noIndex bool, blobs *
 				if ref, v := latestView(db, underPolicy); v != nil {
 					note("%s (%s) is being indexed; answering from %s, the last indexed commit", rev, commit.String()[:12], hex.EncodeToString(ref.Commit[:6]))
 					s, blobs := newSearcher(db, v)
-					return &View{DB: db, Searcher: s, blobs: blobs, Commit: ref.Commit, View: v, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand,
+					return &View{DB: db, Searcher: s, blobs: blobs, Commit: ref.Commit, View: v, staleAfter: staleAfter, noPriors: noPriors, noExpand: noExpand, synonyms: k.Synonyms,
 						Stale: &search.Stale{Requested: commit.String(), Reason: "being indexed by another git kb process; this is the last indexed commit"}}, nil
 				}
 				db.Close()

@@ -8,10 +8,13 @@
 // a general Chinese-English dictionary (see CC-CEDICT.md for its licence
 // and internal/gencedict for what is kept of it).
 //
-// `go generate ./expand` turns both into sorted tables (glossary_zh.tsv,
-// glossary_en.tsv, cedict_zh.tsv, cedict_en.tsv), embedded and searched
-// in place by bisection: a search parses nothing at start-up (parsing the
-// glossary was 5 ms of every Chinese query).
+// A team's own synonyms (kb.synonyms: 熔断, circuitbreaker) are a third
+// source, read from the team's file at search time (Synonyms, team.go).
+//
+// `go generate ./expand` turns the built-in sources into sorted tables
+// (glossary_zh.tsv, glossary_en.tsv, cedict_zh.tsv, cedict_en.tsv),
+// embedded and searched in place by bisection: a search parses nothing
+// at start-up (parsing the glossary was 5 ms of every Chinese query).
 //
 // The package only finds words; how much they weigh is search's business.
 package expand

@@ -16,6 +16,7 @@ var expandWeight = map[string]float64{
 	expand.SourceGlossary:   0.5,
 	expand.SourceCEDICT:     0.25,
 	expand.SourceParaphrase: 0.5,
+	expand.SourceTeam:       0.5,
 }
 
 // conceptWeight is an added word's weight when the concept lever is on:
@@ -32,6 +33,9 @@ var conceptWeight = map[string]float64{
 	expand.SourceGlossary:   0.8,
 	expand.SourceCEDICT:     0.4,
 	expand.SourceParaphrase: 1,
+	// The team's synonyms (kb.synonyms) are its own words for the
+	// thing: a paraphrase's weight.
+	expand.SourceTeam: 1,
 }
 
 // conceptTie is the share of a concept's other matching translations
@@ -79,6 +83,7 @@ func expandQuery(req Request, q *query) {
 		text = req.Parsed.Text
 	}
 	exps := expand.Expand(text, q.an)
+	exps = append(exps, req.Synonyms.Expand(text)...)
 	if len(exps) == 0 {
 		return
 	}
@@ -113,7 +118,9 @@ func expandQuery(req Request, q *query) {
 			}
 			q.allTo[e.From] = append(q.allTo[e.From], e.To...)
 		}
-		e.To = e.To[:min(len(e.To), maxExpandedWords)]
+		if e.Source != expand.SourceTeam { // the team listed each of its words on purpose
+			e.To = e.To[:min(len(e.To), maxExpandedWords)]
+		}
 		w := expandWeight[e.Source] / math.Sqrt(float64(len(e.To)))
 		if req.on(LeverConcept) {
 			w = conceptWeight[e.Source]

@@ -116,6 +116,11 @@ type Request struct {
 	Feedback bool
 	// NoExpand turns off cross-lingual query expansion (kb.expand false).
 	NoExpand bool
+	// Synonyms, if set, are the team's own (kb.synonyms), expanded with
+	// the built-in tables' words (and off with them).
+	Synonyms *expand.Synonyms
+	// NoSynonyms asks the engine not to add kb.synonyms' (Synonyms nil).
+	NoSynonyms bool
 	// NoPriors turns off file-kind demotion (tests, data tables...), for
 	// measuring it.
 	NoPriors bool

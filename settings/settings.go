@@ -36,6 +36,9 @@ type Settings struct {
 	SecretsAllow []string
 	// Dict is kb.dict: the path of the team's word list ("": none).
 	Dict string
+	// Synonyms is kb.synonyms: the path of the team's synonyms file
+	// ("": none), read at search time.
+	Synonyms string
 	// VocabLearn is kb.vocab.learn: learn the corpus's own words.
 	VocabLearn bool
 	// StaleAfter is kb.staleAfter: docs untouched this long are flagged.

@@ -198,6 +198,7 @@ or the file is left out of the index with a .kbignore line.`,
 			if cfg.Off != "" {
 				checks = append(checks, index.Check{Name: "dense", Status: "ok", Detail: "off: " + cfg.Off})
 			}
+			checks = append(checks, synonymsCheck(c.Context, e, repo)...)
 			if dir, err := repo.HooksDir(c.Context); err == nil {
 				installed := 0
 				dir = hooks.Detect(dir, repo.WorkTree).Dir
@@ -354,4 +355,27 @@ func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *engine.EmbedConfi
 		note("vectors: %d chunks, %d from the cache, %d embedded", es.Chunks, es.Cached, es.Embedded)
 	}
 	return nil
+}
+
+// synonymsCheck is doctor's line on kb.synonyms (none when unset): a file
+// that does not parse fails every search, so it is an error here.
+func synonymsCheck(ctx context.Context, e env, repo *gitx.Repo) []index.Check {
+	set, err := settings.Load(ctx, repo, e.getenv)
+	if err != nil || set.Synonyms == "" {
+		return nil // a refused setting is reported by the commands that use it
+	}
+	const fix = "fix the file (format: git kb search --help), or unset it: git config --unset kb.synonyms"
+	p, err := engine.SynonymsPath(repo, set)
+	if err != nil {
+		return []index.Check{{Name: "synonyms", Status: "error", Detail: err.Error(), Fix: fix}}
+	}
+	syn, err := engine.ReadSynonyms(p)
+	if err != nil {
+		return []index.Check{{Name: "synonyms", Status: "error", Detail: "kb.synonyms: " + err.Error(), Fix: fix}}
+	}
+	keys := "keys"
+	if syn.Len() == 1 {
+		keys = "key"
+	}
+	return []index.Check{{Name: "synonyms", Status: "ok", Detail: fmt.Sprintf("%d %s from %s (kb.synonyms)", syn.Len(), keys, p)}}
 }

@@ -6,8 +6,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/git-kb/git-kb/engine"
+	"github.com/git-kb/git-kb/expand"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/search"
@@ -92,6 +94,21 @@ after the results, marked "related" (match: "related" in --json):
   imported_by  a file that imports or links to the match
 at most three of each kind per match, those about the query first.
 
+Your team's synonyms. Chinese and English words are expanded into each
+other from built-in tables (-v shows it; --no-expand, kb.expand false
+turn it off). Your team's own words go in a file, in the synonym format
+of Solr and Elasticsearch, one entry a line:
+  # our words
+  熔断, circuitbreaker, circuit breaker    equivalent: each finds the others
+  挂了, 掉线 => 不健康, unhealthy           one way: the left finds the right
+  git config kb.synonyms docs/synonyms.txt  # from the top of the working tree
+A question holding a word also looks for its synonyms, as much as for
+its own words. The file is read at each search: no re-index; an edit
+counts at once. --synonyms FILE tries another file in its place (git kb
+eval --compare 'lexical --no-synonyms;lexical --synonyms new.txt' Q.jsonl
+measures it), --no-synonyms leaves it out. A line that does not parse
+stops the search with FILE:LINE; git kb doctor checks the file.
+
 Uncommitted work. --worktree searches HEAD with the working tree on top:
 modified, added and untracked (not ignored) files are read from disk and
 analyzed on the fly, in place of their committed versions; deleted files
@@ -106,6 +123,7 @@ Examples:
   git kb search --rev v7.5.0 --json "慢查询日志"
   git kb search --related "@@RetryCount"
   git kb search --worktree "灰度发布 检查项"      # includes the doc you are writing
+  git kb search -v --synonyms team.txt "熔断怎么配"  # try a synonyms file
   git kb search --mode dense "怎样让服务不中断地升级"
 
 Org-wide. --org searches every repository published to the organisation's
@@ -248,6 +266,8 @@ func searchRequestFlags() []cli.Flag {
 		&cli.StringFlag{Name: "fusion", Value: search.FusionRRF, Usage: "how hybrid merges the two lists: rrf or dbsf (with --org also weaviate, its default: Weaviate's own fusion)"},
 		&cli.BoolFlag{Name: "literal", Usage: "take the query as plain words: no operators, quotes or -exclusions"},
 		&cli.BoolFlag{Name: "no-expand", Usage: "no cross-lingual expansion of the query's words (as kb.expand false)"},
+		&cli.StringFlag{Name: "synonyms", Usage: "the team's synonyms from `FILE` in place of kb.synonyms's (try a file before setting the key; see git kb search --help)"},
+		&cli.BoolFlag{Name: "no-synonyms", Usage: "leave out the team's synonyms (kb.synonyms)"},
 		&cli.BoolFlag{Name: "prf", Usage: "pseudo-relevance feedback: add the words the best matches share, and rank again (RM3)"},
 		&cli.BoolFlag{Name: "no-priors", Usage: "no file-kind demotion: of tests, examples, data tables, release notes, migrations, agent instructions, string tables, references, platform variants (as kb.priors false)"},
 		&cli.StringFlag{Name: "rerank", Usage: "rerank the top 20 with off, llm (the chat model scores 0-10) or endpoint (a /rerank API); default kb.rerank.mode or off"},
@@ -282,6 +302,16 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 				return search.Request{}, usagef("--ranking %s: want +LEVER or -LEVER, levers: %s", l, strings.Join(slices.Sorted(maps.Keys(search.Levers)), ", "))
 			}
 			req.Levers[name] = l[0] == '+'
+		}
+	}
+	if c.Bool("no-synonyms") && c.String("synonyms") != "" {
+		return search.Request{}, usagef("--synonyms and --no-synonyms contradict each other: keep one")
+	}
+	req.NoSynonyms = c.Bool("no-synonyms")
+	if p := c.String("synonyms"); p != "" {
+		var err error
+		if req.Synonyms, err = flagSynonyms(p); err != nil {
+			return search.Request{}, err
 		}
 	}
 	if err := search.CheckQueryLength(query); err != nil {
@@ -535,3 +565,23 @@ func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
 	}
 	return nil
 }
+
+// flagSynonyms parses the --synonyms file once per process: eval builds a
+// request for every question.
+var flagSynonyms = func() func(string) (*expand.Synonyms, error) {
+	var mu sync.Mutex
+	parsed := map[string]*expand.Synonyms{}
+	return func(p string) (*expand.Synonyms, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if s, ok := parsed[p]; ok {
+			return s, nil
+		}
+		s, err := engine.ReadSynonyms(p)
+		if err != nil {
+			return nil, fmt.Errorf("--synonyms: %w", err)
+		}
+		parsed[p] = s
+		return s, nil
+	}
+}()

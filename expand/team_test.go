@@ -1,0 +1,121 @@
+package expand
+
+import (
+	"strings"
+	"testing"
+)
+
+func parseTeam(t *testing.T, text string) *Synonyms {
+	t.Helper()
+	s, err := ParseSynonyms(strings.NewReader(text), "team.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// teamAdds is what s adds for each key a question holds: key -> words.
+func teamAdds(s *Synonyms, q string) map[string]string {
+	out := map[string]string{}
+	for _, e := range s.Expand(q) {
+		if e.Source != SourceTeam {
+			panic(e.Source)
+		}
+		out[e.From] = strings.Join(e.To, "|")
+	}
+	return out
+}
+
+func TestSynonymsFormat(t *testing.T) {
+	s := parseTeam(t, "\uFEFF# the team's words\n\n"+
+		"熔断, circuitbreaker, circuit breaker\n"+
+		"挂了、掉线 => 不健康, unhealthy   \n"+
+		"北極星，polaris\n"+ // traditional characters and a full-width comma
+		"熔断 => 降级\n") // a key of two entries adds the words of both
+	if s.Len() != 7 {
+		t.Errorf("%d keys, want 7 (熔断 circuitbreaker, circuit breaker, 挂了, 掉线, 北极星, polaris)", s.Len())
+	}
+	for q, want := range map[string]map[string]string{
+		// Equivalent: each finds the others, in file order.
+		"服务熔断是怎么实现的":                  {"熔断": "circuitbreaker|circuit breaker|降级"},
+		"where is the CircuitBreaker": {"circuitbreaker": "熔断|circuit breaker"},
+		// Separators between Latin words do not matter.
+		"circuit-breaker 的配置":    {"circuit breaker": "熔断|circuitbreaker"},
+		"Circuit_Breaker config": {"circuit breaker": "熔断|circuitbreaker"},
+		// One way: the left finds the right, not the reverse.
+		"实例挂了怎么办":    {"挂了": "不健康|unhealthy"},
+		"实例掉线":       {"掉线": "不健康|unhealthy"},
+		"实例不健康":      {},
+		"北極星的注册中心":   {"北极星": "polaris"},
+		"POLARIS 部署": {"polaris": "北极星"},
+	} {
+		got := teamAdds(s, q)
+		if len(got) != len(want) {
+			t.Errorf("%s: %v, want %v", q, got, want)
+			continue
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: %s -> %q, want %q", q, k, got[k], v)
+			}
+		}
+	}
+}
+
+// Latin keys need word boundaries; Chinese keys match inside a run; the
+// longest of overlapping keys wins.
+func TestSynonymsMatching(t *testing.T) {
+	s := parseTeam(t, "lb => 负载均衡\n查询 => query\n慢查询 => slow query, slowlog\nk8s集群 => kubernetes\n")
+	for q, want := range map[string]string{
+		"lb 挂了":         "lb",
+		"配置 LB":         "lb",
+		"lbs 的配置":       "",
+		"the lb's port": "lb",
+		"blb":           "",
+		"怎么查询数据":        "查询",
+		"慢查询日志在哪":       "慢查询",
+		"k8s集群里部署":      "k8s集群",
+		"ak8s集群":        "",
+	} {
+		got := teamAdds(s, q)
+		keys := []string{}
+		for k := range got {
+			keys = append(keys, k)
+		}
+		if strings.Join(keys, ",") != want {
+			t.Errorf("%q: keys %v, want %q", q, keys, want)
+		}
+	}
+	// Both keys where each stands alone.
+	if got := teamAdds(s, "慢查询和普通查询"); len(got) != 2 {
+		t.Errorf("慢查询和普通查询: %v, want 慢查询 and 查询", got)
+	}
+}
+
+func TestSynonymsErrors(t *testing.T) {
+	for text, want := range map[string]string{
+		"# ok\n熔断\n":                  `team.txt:2: "熔断" alone`,
+		"熔断 =>\n":                     "team.txt:1: both sides of => need a word",
+		"=> 熔断\n":                     "team.txt:1: both sides of => need a word",
+		"a => b => c\n":               "team.txt:1: more than one =>",
+		"库, 数据库\n":                    `team.txt:1: "库" is one Chinese character`,
+		"熔断,, circuitbreaker\n":       "team.txt:1: an empty word between commas",
+		"a, b, c, d, e, f, g, h, i\n": "team.txt:1: 9 words on one side (at most 8)",
+		"ok, fine\n\xff\xfe => x\n":   "team.txt:2: not UTF-8 text",
+		"--, ..\n":                    `team.txt:1: "--" has no letter, digit or Chinese character`,
+	} {
+		_, err := ParseSynonyms(strings.NewReader(text), "team.txt")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+	// An empty file, or one of comments only, is no error and adds nothing.
+	s := parseTeam(t, "# nothing yet\n")
+	if s.Len() != 0 || s.Expand("熔断") != nil {
+		t.Errorf("comments only: %d keys", s.Len())
+	}
+	var none *Synonyms
+	if none.Expand("熔断") != nil || none.Len() != 0 {
+		t.Error("a nil Synonyms adds words")
+	}
+}
