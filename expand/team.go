@@ -30,8 +30,8 @@ const (
 // synonym format of Solr and Elasticsearch, one entry a line:
 //
 //	# a comment
-//	熔断, circuitbreaker, circuit breaker   equivalent: each finds the others
-//	挂了, 掉线 => 不健康, unhealthy          one way: the left finds the right
+//	熔断, circuitbreaker, circuit breaker   # equivalent: each finds the others
+//	挂了, 掉线 => 不健康, unhealthy          # one way: the left finds the right
 //
 // A key matches wherever a question holds it: Chinese needs no word
 // boundary (熔断 in 服务熔断了), Latin letters and digits do (lb is not
@@ -83,10 +83,14 @@ func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 	n := 0
 	for sc.Scan() {
 		n++
-		line := strings.TrimSpace(sc.Text())
+		line := sc.Text()
 		if n == 1 {
 			line = strings.TrimPrefix(line, "\uFEFF") // a byte-order mark some editors write
 		}
+		if i := commentAt(line); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -138,6 +142,17 @@ func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 	return s, nil
 }
 
+// commentAt is where a comment starts in line (-1: none): a # that
+// starts the line or follows a space or tab. C# and issue#12 are words.
+func commentAt(line string) int {
+	for i := 0; i < len(line); i++ {
+		if line[i] == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
+			return i
+		}
+	}
+	return -1
+}
+
 // teamWords splits one side of an entry at its commas (ASCII or Chinese,
 // which Normalize has made ASCII) and checks each word.
 func teamWords(side string) ([]string, error) {
@@ -151,7 +166,7 @@ func teamWords(side string) ([]string, error) {
 			}
 			return nil, fmt.Errorf("an empty word between commas in %q", strings.TrimSpace(side))
 		}
-		if f := foldTeam(w); f == "" {
+		if f := foldTeam(w); !strings.ContainsFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			return nil, fmt.Errorf("%q has no letter, digit or Chinese character", w)
 		} else if rs := []rune(f); len(rs) == 1 && unicode.Is(unicode.Han, rs[0]) {
 			return nil, fmt.Errorf("%q is one Chinese character: it would match inside too many words; write the words it stands for (库 -> 数据库, 仓库)", w)
@@ -216,13 +231,14 @@ func (s *Synonyms) Expand(text string) []Expansion {
 }
 
 // foldTeam is the form keys are matched in: lower case, and each run of
-// what is neither a letter, a digit nor a Chinese character one space
-// (circuit-breaker, Circuit_Breaker: circuit breaker), trimmed.
+// separators (what is not a letter, a digit or one of #+@&, which words
+// like C#, C++ and @Override hold) one space (circuit-breaker,
+// Circuit_Breaker: circuit breaker), trimmed.
 func foldTeam(s string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("#+@&", r) {
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')
 			}

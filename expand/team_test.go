@@ -31,9 +31,10 @@ func TestSynonymsFormat(t *testing.T) {
 		"熔断, circuitbreaker, circuit breaker\n"+
 		"挂了、掉线 => 不健康, unhealthy   \n"+
 		"北極星，polaris\n"+ // traditional characters and a full-width comma
-		"熔断 => 降级\n") // a key of two entries adds the words of both
-	if s.Len() != 7 {
-		t.Errorf("%d keys, want 7 (熔断 circuitbreaker, circuit breaker, 挂了, 掉线, 北极星, polaris)", s.Len())
+		"熔断 => 降级   # a comment after a space\n"+ // a key of two entries adds the words of both
+		"C#, csharp\n") // a # inside a word is no comment
+	if s.Len() != 9 {
+		t.Errorf("%d keys, want 9 (熔断 circuitbreaker, circuit breaker, 挂了, 掉线, 北极星, polaris, c#, csharp)", s.Len())
 	}
 	for q, want := range map[string]map[string]string{
 		// Equivalent: each finds the others, in file order.
@@ -43,11 +44,14 @@ func TestSynonymsFormat(t *testing.T) {
 		"circuit-breaker 的配置":    {"circuit breaker": "熔断|circuitbreaker"},
 		"Circuit_Breaker config": {"circuit breaker": "熔断|circuitbreaker"},
 		// One way: the left finds the right, not the reverse.
-		"实例挂了怎么办":    {"挂了": "不健康|unhealthy"},
-		"实例掉线":       {"掉线": "不健康|unhealthy"},
-		"实例不健康":      {},
-		"北極星的注册中心":   {"北极星": "polaris"},
-		"POLARIS 部署": {"polaris": "北极星"},
+		"实例挂了怎么办":     {"挂了": "不健康|unhealthy"},
+		"实例掉线":        {"掉线": "不健康|unhealthy"},
+		"实例不健康":       {},
+		"北極星的注册中心":    {"北极星": "polaris"},
+		"POLARIS 部署":  {"polaris": "北极星"},
+		"csharp 的客户端": {"csharp": "C#"},
+		"C#的客户端":      {"C#": "csharp"},
+		"C 语言的客户端":    {},
 	} {
 		got := teamAdds(s, q)
 		if len(got) != len(want) {
@@ -103,6 +107,7 @@ func TestSynonymsErrors(t *testing.T) {
 		"a, b, c, d, e, f, g, h, i\n": "team.txt:1: 9 words on one side (at most 8)",
 		"ok, fine\n\xff\xfe => x\n":   "team.txt:2: not UTF-8 text",
 		"--, ..\n":                    `team.txt:1: "--" has no letter, digit or Chinese character`,
+		"++, #\n":                     `team.txt:1: "++" has no letter, digit or Chinese character`,
 	} {
 		_, err := ParseSynonyms(strings.NewReader(text), "team.txt")
 		if err == nil || !strings.Contains(err.Error(), want) {

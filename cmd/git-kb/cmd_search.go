@@ -99,8 +99,8 @@ other from built-in tables (-v shows it; --no-expand, kb.expand false
 turn it off). Your team's own words go in a file, in the synonym format
 of Solr and Elasticsearch, one entry a line:
   # our words
-  熔断, circuitbreaker, circuit breaker    equivalent: each finds the others
-  挂了, 掉线 => 不健康, unhealthy           one way: the left finds the right
+  熔断, circuitbreaker, circuit breaker    # equivalent: each finds the others
+  挂了, 掉线 => 不健康, unhealthy           # one way: the left finds the right
   git config kb.synonyms docs/synonyms.txt  # from the top of the working tree
 A question holding a word also looks for its synonyms, as much as for
 its own words. The file is read at each search: no re-index; an edit
