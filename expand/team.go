@@ -61,22 +61,18 @@ func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 		entries []entry
 		at      = map[string]int{} // folded key -> its entry
 	)
-	add := func(from string, to []string) {
-		fold := foldTeam(from)
-		to = slices.DeleteFunc(slices.Clone(to), func(w string) bool { return foldTeam(w) == fold })
-		if len(to) == 0 {
-			return
+	add := func(from teamWord, to []teamWord) {
+		i, ok := at[from.fold]
+		if !ok {
+			i = len(entries)
+			at[from.fold] = i
+			entries = append(entries, entry{from: from.text, fold: from.fold})
 		}
-		if i, ok := at[fold]; ok { // a key in two entries adds the words of both
-			for _, w := range to {
-				if !slices.Contains(entries[i].to, w) {
-					entries[i].to = append(entries[i].to, w)
-				}
+		for _, w := range to { // a key in two entries adds the words of both
+			if w.fold != from.fold && !slices.Contains(entries[i].to, w.text) {
+				entries[i].to = append(entries[i].to, w.text)
 			}
-			return
 		}
-		at[fold] = len(entries)
-		entries = append(entries, entry{from, fold, to})
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -134,6 +130,9 @@ func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 	}
 	s := &Synonyms{}
 	for _, e := range entries {
+		if len(e.to) == 0 {
+			continue // its line named it twice (Polaris, polaris) and nothing else
+		}
 		rs := []rune(e.fold)
 		s.keys = append(s.keys, teamKey{key: e.fold, from: e.from, to: e.to,
 			latin: [2]bool{isLatin(rs[0]), isLatin(rs[len(rs)-1])}})
@@ -153,11 +152,14 @@ func commentAt(line string) int {
 	return -1
 }
 
+// teamWord is a word of an entry, as written (normalised) and folded.
+type teamWord struct{ text, fold string }
+
 // teamWords splits one side of an entry at its commas (ASCII or Chinese,
 // which Normalize has made ASCII) and checks each word.
-func teamWords(side string) ([]string, error) {
+func teamWords(side string) ([]teamWord, error) {
 	side = strings.ReplaceAll(side, "、", ",")
-	var out []string
+	var out []teamWord
 	for _, w := range strings.Split(side, ",") {
 		w = strings.Join(strings.Fields(w), " ")
 		if w == "" {
@@ -166,13 +168,14 @@ func teamWords(side string) ([]string, error) {
 			}
 			return nil, fmt.Errorf("an empty word between commas in %q", strings.TrimSpace(side))
 		}
-		if f := foldTeam(w); !strings.ContainsFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		f := foldTeam(w)
+		if !strings.ContainsFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			return nil, fmt.Errorf("%q has no letter, digit or Chinese character", w)
 		} else if rs := []rune(f); len(rs) == 1 && unicode.Is(unicode.Han, rs[0]) {
 			return nil, fmt.Errorf("%q is one Chinese character: it would match inside too many words; write the words it stands for (库 -> 数据库, 仓库)", w)
 		}
-		if !slices.Contains(out, w) {
-			out = append(out, w)
+		if !slices.ContainsFunc(out, func(o teamWord) bool { return o.text == w }) {
+			out = append(out, teamWord{w, f})
 		}
 	}
 	if len(out) > maxTeamWords {
