@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/git-kb/git-kb/ann"
+	"github.com/git-kb/git-kb/expand"
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/index"
 	"github.com/git-kb/git-kb/org"
@@ -475,6 +476,10 @@ type OrgSearchRequest struct {
 	Alpha *float64
 	// Explain fills in each result's Explain (the parts of its score).
 	Explain bool
+	// NoExpand turns expansion off (as kb.expand false); Synonyms, if
+	// set, stand in for kb.synonyms', NoSynonyms leaves those out.
+	NoExpand, NoSynonyms bool
+	Synonyms             *expand.Synonyms
 }
 
 // OrgFusionWeaviate is OrgSearchRequest.Fusion for Weaviate's hybrid
@@ -665,8 +670,8 @@ func (k *Engine) newOrgSearch(r OrgSearchRequest) (*orgSearch, error) {
 	s.f.PathLike, s.f.NotPathLike = likePatterns(q.Paths), likePatterns(q.NotPaths)
 	s.f.Langs, s.f.NotLangs, s.f.Tags, s.f.Owners = q.Langs, q.NotLangs, q.Tags, q.Owners
 	s.req = search.Request{Query: s.raw, Parsed: q, K: r.K, PerFile: r.PerFile, Mode: search.ModeLexical, Fusion: r.Fusion, Explain: r.Explain,
-		StaleAfter: k.Settings.StaleAfter, NoPriors: !k.Settings.Priors, NoExpand: !k.Settings.Expand}
-	if !s.req.NoExpand {
+		StaleAfter: k.Settings.StaleAfter, NoPriors: !k.Settings.Priors, NoExpand: r.NoExpand || !k.Settings.Expand, Synonyms: r.Synonyms}
+	if !s.req.NoExpand && !r.NoSynonyms && s.req.Synonyms == nil {
 		// This repository's team words count in what it asks of the org.
 		if s.req.Synonyms, err = k.Synonyms(); err != nil {
 			return nil, err

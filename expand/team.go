@@ -2,12 +2,15 @@ package expand
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/git-kb/git-kb/segment"
 )
@@ -16,12 +19,19 @@ import (
 // (kb.synonyms, a Synonyms).
 const SourceTeam = "team"
 
-// Limits of a synonyms file. A side of more than maxTeamWords words is a
-// list of topics, not of synonyms; a file of more than maxTeamEntries
-// entries is not a team's jargon (and every query scans the keys).
+// Limits of a synonyms file, each an error naming the line. A side of
+// more than MaxTeamWords words is a list of topics, not of synonyms, and
+// so is a key that gathers more than maxTeamKeyWords over several lines;
+// a file of more than maxTeamKeys keys, or a word of more than
+// maxTeamWordRunes characters, is not a team's jargon. MaxTeamFileSize
+// bounds what a search reads (the caller checks it before parsing).
 const (
-	maxTeamWords   = 8
-	maxTeamEntries = 20000
+	MaxTeamWords     = 8
+	maxTeamKeyWords  = 32
+	maxTeamKeys      = 20000
+	maxTeamWordRunes = 64
+	MaxTeamFileSize  = 4 << 20
+	maxTeamLine      = 64 << 10
 )
 
 // Synonyms is a team's own synonyms: the words its code, comments and
@@ -33,49 +43,67 @@ const (
 //	熔断, circuitbreaker, circuit breaker   # equivalent: each finds the others
 //	挂了, 掉线 => 不健康, unhealthy          # one way: the left finds the right
 //
-// A key matches wherever a question holds it: Chinese needs no word
-// boundary (熔断 in 服务熔断了), Latin letters and digits do (lb is not
-// found in lbs). Case, width, traditional characters and the separators
-// between Latin words (space, -, _, .) do not matter: circuit-breaker and
-// Circuit_Breaker are circuit breaker. Where keys overlap in a question,
-// the longest wins, as in the paraphrase table.
+// A key matches wherever a question holds it: Chinese (and Japanese and
+// Thai, written without spaces) needs no word boundary (熔断 in 服务熔断了),
+// other letters and digits do (lb is not found in lbs, nor c in C++).
+// Case, width, traditional characters, Unicode composition and the
+// separators between words (space, -, _, .) do not matter:
+// circuit-breaker and Circuit_Breaker are circuit breaker. A question is
+// read left to right; at each place the longest key there is taken, as
+// in the paraphrase table, and each key counts once.
 type Synonyms struct {
-	keys []teamKey // longest first, then in file order
+	byFirst map[rune][]teamKey // keys by their first rune, longest first, then in file order
+	n       int
 }
 
 type teamKey struct {
 	key   string   // folded (foldTeam)
+	runes int      // its length in runes
 	from  string   // as written in the file, normalised
 	to    []string // the words it adds, normalised
-	latin [2]bool  // whether the key starts, ends with a Latin letter or digit: those ends need a boundary
+	latin bool     // whether the key ends in a letter or digit that needs a word boundary
 }
 
+// teamWord is a word of an entry, as written (normalised) and folded.
+type teamWord struct{ text, fold string }
+
 // ParseSynonyms reads a synonyms file; name is what errors call it. An
-// error names the line and what is wrong with it.
+// error names the line and what is wrong with it, quoting at most a few
+// words of it.
 func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 	type entry struct {
 		from, fold string
 		to         []string
+		line       int // where the key was first seen
 	}
 	var (
-		entries []entry
-		at      = map[string]int{} // folded key -> its entry
+		entries []*entry
+		at      = map[string]*entry{} // folded key -> its entry
+		has     = map[string]bool{}   // folded key NUL word: the key adds the word
 	)
-	add := func(from teamWord, to []teamWord) {
-		i, ok := at[from.fold]
-		if !ok {
-			i = len(entries)
-			at[from.fold] = i
-			entries = append(entries, entry{from: from.text, fold: from.fold})
+	add := func(n int, from teamWord, to []teamWord) error {
+		e := at[from.fold]
+		if e == nil {
+			if len(entries) == maxTeamKeys {
+				return fmt.Errorf("more than %d keys: a synonyms file lists a team's own words, not a dictionary", maxTeamKeys)
+			}
+			e = &entry{from: from.text, fold: from.fold, line: n}
+			at[from.fold] = e
+			entries = append(entries, e)
 		}
-		for _, w := range to { // a key in two entries adds the words of both
-			if w.fold != from.fold && !slices.Contains(entries[i].to, w.text) {
-				entries[i].to = append(entries[i].to, w.text)
+		for _, w := range to { // a key on several lines adds the words of each
+			if kw := e.fold + "\x00" + w.text; w.fold != e.fold && !has[kw] {
+				has[kw] = true
+				e.to = append(e.to, w.text)
 			}
 		}
+		if len(e.to) > maxTeamKeyWords {
+			return fmt.Errorf("%s gathers more than %d words over this line and the ones before (the first at line %d): a synonym list names one thing; split it", quote(from.text), maxTeamKeyWords, e.line)
+		}
+		return nil
 	}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	sc.Buffer(make([]byte, 4096), maxTeamLine)
 	n := 0
 	for sc.Scan() {
 		n++
@@ -83,17 +111,22 @@ func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 		if n == 1 {
 			line = strings.TrimPrefix(line, "\uFEFF") // a byte-order mark some editors write
 		}
+		if !utf8.ValidString(line) || strings.ContainsRune(line, 0) {
+			return nil, fmt.Errorf("%s:%d: not UTF-8 text (UTF-16? GBK?): save the file as UTF-8", name, n)
+		}
+		// Normalised first, so a full-width ＃ or an ideographic space
+		// before a comment counts as # and a space.
+		line = nfc(segment.Normalize(line))
 		if i := commentAt(line); i >= 0 {
 			line = line[:i]
 		}
 		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
+		if line == "" {
 			continue
 		}
-		if !utf8.ValidString(line) {
-			return nil, fmt.Errorf("%s:%d: not UTF-8 text: save the file as UTF-8", name, n)
+		if strings.ContainsRune(line, '\\') {
+			return nil, fmt.Errorf("%s:%d: a backslash: escapes (Solr's \\,) are not supported; write the word without it", name, n)
 		}
-		line = segment.Normalize(line)
 		left, right, oneWay := strings.Cut(line, "=>")
 		if oneWay && strings.Contains(right, "=>") {
 			return nil, fmt.Errorf("%s:%d: more than one =>: an entry is `words => words` or `word, word, word`", name, n)
@@ -102,43 +135,66 @@ func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
-		if !oneWay {
-			if len(lw) < 2 {
-				return nil, fmt.Errorf("%s:%d: %q alone: list its synonyms after it, separated by commas (熔断, circuitbreaker), or say what it finds with => (挂了 => 不健康)", name, n, line)
-			}
-			for _, w := range lw {
-				add(w, lw)
-			}
-		} else {
-			rw, err := teamWords(right)
-			if err != nil {
+		rw := lw
+		if oneWay {
+			if rw, err = teamWords(right); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 			}
 			if len(lw) == 0 || len(rw) == 0 {
 				return nil, fmt.Errorf("%s:%d: both sides of => need a word (挂了 => 不健康)", name, n)
 			}
-			for _, w := range lw {
-				add(w, rw)
+			if !slices.ContainsFunc(rw, func(w teamWord) bool {
+				return !slices.ContainsFunc(lw, func(l teamWord) bool { return l.fold == w.fold })
+			}) {
+				return nil, fmt.Errorf("%s:%d: the right of => says only what the left does (case and separators do not count)", name, n)
 			}
+		} else if folds(lw) < 2 {
+			what := "nothing"
+			if len(lw) == 1 {
+				what = quote(lw[0].text) + " alone"
+			} else if len(lw) > 1 {
+				what = quote(lw[0].text) + " twice (case and separators do not count)"
+			}
+			return nil, fmt.Errorf("%s:%d: %s: list its synonyms after it, separated by commas (熔断, circuitbreaker), or say what it finds with => (挂了 => 不健康)", name, n, what)
 		}
-		if len(entries) > maxTeamEntries {
-			return nil, fmt.Errorf("%s:%d: more than %d keys: a synonyms file lists a team's own words, not a dictionary", name, n, maxTeamEntries)
+		for _, w := range lw {
+			if err := add(n, w, rw); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: a line longer than %d KiB: a synonyms file holds short lines of words", name, n+1, maxTeamLine>>10)
+		}
 		return nil, fmt.Errorf("%s:%d: %w", name, n+1, err)
 	}
-	s := &Synonyms{}
+	s := &Synonyms{byFirst: map[rune][]teamKey{}}
 	for _, e := range entries {
 		if len(e.to) == 0 {
-			continue // its line named it twice (Polaris, polaris) and nothing else
+			continue
 		}
-		rs := []rune(e.fold)
-		s.keys = append(s.keys, teamKey{key: e.fold, from: e.from, to: e.to,
-			latin: [2]bool{isLatin(rs[0]), isLatin(rs[len(rs)-1])}})
+		first, _ := utf8.DecodeRuneInString(e.fold)
+		last, _ := utf8.DecodeLastRuneInString(e.fold)
+		s.byFirst[first] = append(s.byFirst[first], teamKey{key: e.fold, runes: utf8.RuneCountInString(e.fold),
+			from: e.from, to: e.to, latin: needsBoundary(last)})
+		s.n++
 	}
-	slices.SortStableFunc(s.keys, func(a, b teamKey) int { return len(b.key) - len(a.key) })
+	for _, ks := range s.byFirst {
+		slices.SortStableFunc(ks, func(a, b teamKey) int { return b.runes - a.runes })
+	}
 	return s, nil
+}
+
+// folds counts the distinct folded forms of ws.
+func folds(ws []teamWord) int {
+	n := 0
+	for i, w := range ws {
+		if !slices.ContainsFunc(ws[:i], func(o teamWord) bool { return o.fold == w.fold }) {
+			n++
+		}
+	}
+	return n
 }
 
 // commentAt is where a comment starts in line (-1: none): a # that
@@ -152,9 +208,6 @@ func commentAt(line string) int {
 	return -1
 }
 
-// teamWord is a word of an entry, as written (normalised) and folded.
-type teamWord struct{ text, fold string }
-
 // teamWords splits one side of an entry at its commas (ASCII or Chinese,
 // which Normalize has made ASCII) and checks each word.
 func teamWords(side string) ([]teamWord, error) {
@@ -166,22 +219,36 @@ func teamWords(side string) ([]teamWord, error) {
 			if strings.TrimSpace(side) == "" {
 				continue
 			}
-			return nil, fmt.Errorf("an empty word between commas in %q", strings.TrimSpace(side))
+			return nil, fmt.Errorf("an empty word between commas in %s", quote(strings.TrimSpace(side)))
 		}
 		f := foldTeam(w)
 		if !strings.ContainsFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
-			return nil, fmt.Errorf("%q has no letter, digit or Chinese character", w)
+			return nil, fmt.Errorf("%s has no letter, digit or Chinese character", quote(w))
 		} else if rs := []rune(f); len(rs) == 1 && unicode.Is(unicode.Han, rs[0]) {
-			return nil, fmt.Errorf("%q is one Chinese character: it would match inside too many words; write the words it stands for (库 -> 数据库, 仓库)", w)
+			return nil, fmt.Errorf("%s is one Chinese character: it would match inside too many words; write the words it stands for (库 -> 数据库, 仓库)", quote(w))
+		} else if len(rs) > maxTeamWordRunes {
+			return nil, fmt.Errorf("%s is longer than %d characters: a synonym is a word or a short phrase", quote(w), maxTeamWordRunes)
 		}
+		// Kept as written: the analyzer cuts HealthCheck into health and
+		// check, healthcheck not, so both may be wanted.
 		if !slices.ContainsFunc(out, func(o teamWord) bool { return o.text == w }) {
 			out = append(out, teamWord{w, f})
 		}
 	}
-	if len(out) > maxTeamWords {
-		return nil, fmt.Errorf("%d words on one side (at most %d): a synonym list names one thing; split it into entries", len(out), maxTeamWords)
+	if len(out) > MaxTeamWords {
+		return nil, fmt.Errorf("%d words on one side (at most %d): a synonym list names one thing; split it into entries", len(out), MaxTeamWords)
 	}
 	return out, nil
+}
+
+// quote is s quoted for an error message, cut to its first 24
+// characters: a message may reach a terminal or an AI agent, and the
+// file named may not be what its owner thinks.
+func quote(s string) string {
+	if rs := []rune(s); len(rs) > 24 {
+		return fmt.Sprintf("%q...", string(rs[:24]))
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 // Len is the number of keys.
@@ -189,48 +256,53 @@ func (s *Synonyms) Len() int {
 	if s == nil {
 		return 0
 	}
-	return len(s.keys)
+	return s.n
 }
 
-// Expand finds the team's keys in a question's text and what each adds,
-// the longest key first where keys overlap.
+// Expand finds the team's keys in a question's text and what each adds:
+// left to right, the longest key at each place, each key once.
 func (s *Synonyms) Expand(text string) []Expansion {
 	if s.Len() == 0 {
 		return nil
 	}
-	q := foldTeam(segment.Normalize(text))
-	taken := make([]bool, len(q))
+	q := foldTeam(nfc(segment.Normalize(text)))
 	var out []Expansion
-	for _, k := range s.keys {
-		for off := 0; off < len(q); {
-			i := strings.Index(q[off:], k.key)
-			if i < 0 {
+	done := map[string]bool{}
+	prev := rune(-1)
+	for i := 0; i < len(q); {
+		r, size := utf8.DecodeRuneInString(q[i:])
+		n := 0
+		if prev < 0 || !needsBoundary(r) || !joins(prev) { // else inside a word: a key must start it
+			for _, k := range s.byFirst[r] {
+				if !strings.HasPrefix(q[i:], k.key) {
+					continue
+				}
+				if next, _ := utf8.DecodeRuneInString(q[i+len(k.key):]); k.latin && i+len(k.key) < len(q) && joins(next) {
+					continue // it ends inside a word: lb in lbs, c in c++
+				}
+				if !done[k.key] {
+					done[k.key] = true
+					out = append(out, Expansion{From: k.from, To: slices.Clone(k.to), Source: SourceTeam})
+				}
+				n = len(k.key)
 				break
 			}
-			i += off
-			j := i + len(k.key)
-			off = i + 1
-			if k.latin[0] && i > 0 {
-				if r, _ := utf8.DecodeLastRuneInString(q[:i]); isLatin(r) {
-					continue
-				}
-			}
-			if k.latin[1] && j < len(q) {
-				if r, _ := utf8.DecodeRuneInString(q[j:]); isLatin(r) {
-					continue
-				}
-			}
-			if slices.Contains(taken[i:j], true) {
-				continue // inside a longer key's match
-			}
-			for b := i; b < j; b++ {
-				taken[b] = true
-			}
-			out = append(out, Expansion{From: k.from, To: slices.Clone(k.to), Source: SourceTeam})
-			break // one expansion a key
 		}
+		if n == 0 {
+			n = size
+		}
+		prev, _ = utf8.DecodeLastRuneInString(q[:i+n])
+		i += n
 	}
 	return out
+}
+
+// nfc is s composed (NFC), cheaply when it is already.
+func nfc(s string) string {
+	if norm.NFC.IsNormalString(s) {
+		return s
+	}
+	return norm.NFC.String(s)
 }
 
 // foldTeam is the form keys are matched in: lower case, and each run of
@@ -241,7 +313,7 @@ func foldTeam(s string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("#+@&", r) {
+		if wordRune(r) || unicode.Is(unicode.Mn, r) {
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')
 			}
@@ -254,8 +326,22 @@ func foldTeam(s string) string {
 	return b.String()
 }
 
-// isLatin reports whether r is a letter or digit of a Latin-script word
-// (the ones that need a word boundary).
-func isLatin(r rune) bool {
-	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !unicode.Is(unicode.Han, r)
+// wordRune reports whether r belongs to a word: a letter, a digit, or
+// one of the symbols words hold (C#, C++, @Override, R&D).
+func wordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '#' || r == '+' || r == '@' || r == '&'
+}
+
+// joins reports whether r, beside a letter or digit of a spaced script,
+// makes one word with it (lbs, c++, c#; not 服务lb).
+func joins(r rune) bool {
+	return needsBoundary(r) || r == '#' || r == '+' || r == '@' || r == '&'
+}
+
+// needsBoundary reports whether r is a letter or digit of a script
+// written with spaces between words, where a key must match whole words.
+// Chinese, Japanese and Thai run their words together.
+func needsBoundary(r rune) bool {
+	return (unicode.IsLetter(r) || unicode.IsDigit(r)) &&
+		!unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }

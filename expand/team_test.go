@@ -1,6 +1,8 @@
 package expand
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -90,6 +92,29 @@ func TestSynonymsMatching(t *testing.T) {
 			t.Errorf("%q: keys %v, want %q", q, keys, want)
 		}
 	}
+	// Left to right, the longest key at each place: k8s集群 (5 characters,
+	// more bytes than 集群管理's 4 only by chance) is taken first.
+	s2 := parseTeam(t, "k8s集群 => kubernetes\n集群管理 => cluster manager\nc, clang\nlb => 负载均衡\nカナリア => canary\ncafe\u0301 => coffee\n")
+	for q, want := range map[string]string{
+		"k8s集群管理":        "k8s集群",
+		"C++ 怎么用":        "",
+		"C# 怎么用":         "",
+		"c 语言":           "c",
+		"服务lb挂了":         "lb",
+		"カナリアリリース":       "カナリア",
+		"café 的菜单":       "caf\u00e9", // the key as the file wrote it, composed (NFC)
+		"cafe\u0301 的菜单": "caf\u00e9",
+	} {
+		keys := []string{}
+		for k := range teamAdds(s2, q) {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if strings.Join(keys, ",") != want {
+			t.Errorf("%q: keys %v, want %q", q, keys, want)
+		}
+	}
+
 	// Both keys where each stands alone.
 	if got := teamAdds(s, "慢查询和普通查询"); len(got) != 2 {
 		t.Errorf("慢查询和普通查询: %v, want 慢查询 and 查询", got)
@@ -98,24 +123,42 @@ func TestSynonymsMatching(t *testing.T) {
 
 func TestSynonymsErrors(t *testing.T) {
 	for text, want := range map[string]string{
-		"# ok\n熔断\n":                  `team.txt:2: "熔断" alone`,
-		"熔断 =>\n":                     "team.txt:1: both sides of => need a word",
-		"=> 熔断\n":                     "team.txt:1: both sides of => need a word",
-		"a => b => c\n":               "team.txt:1: more than one =>",
-		"库, 数据库\n":                    `team.txt:1: "库" is one Chinese character`,
-		"熔断,, circuitbreaker\n":       "team.txt:1: an empty word between commas",
-		"a, b, c, d, e, f, g, h, i\n": "team.txt:1: 9 words on one side (at most 8)",
-		"ok, fine\n\xff\xfe => x\n":   "team.txt:2: not UTF-8 text",
-		"--, ..\n":                    `team.txt:1: "--" has no letter, digit or Chinese character`,
-		"++, #\n":                     `team.txt:1: "++" has no letter, digit or Chinese character`,
+		"# ok\n熔断\n":                           `team.txt:2: "熔断" alone`,
+		"熔断 =>\n":                              "team.txt:1: both sides of => need a word",
+		"=> 熔断\n":                              "team.txt:1: both sides of => need a word",
+		"a => b => c\n":                        "team.txt:1: more than one =>",
+		"库, 数据库\n":                             `team.txt:1: "库" is one Chinese character`,
+		"熔断,, circuitbreaker\n":                "team.txt:1: an empty word between commas",
+		"a, b, c, d, e, f, g, h, i\n":          "team.txt:1: 9 words on one side (at most 8)",
+		"ok, fine\n\xff\xfe => x\n":            "team.txt:2: not UTF-8 text",
+		"--, ..\n":                             `team.txt:1: "--" has no letter, digit or Chinese character`,
+		"++, #\n":                              `team.txt:1: "++" has no letter, digit or Chinese character`,
+		"Polaris, polaris\n":                   `team.txt:1: "Polaris" twice`,
+		"a => A\n":                             "team.txt:1: the right of => says only what the left does",
+		"a\\,b, c\n":                           "team.txt:1: a backslash",
+		"l\x00b, x\n":                          "team.txt:1: not UTF-8 text",
+		"x, " + strings.Repeat("长", 65) + "\n": "is longer than 64 characters",
+		"x, " + strings.Repeat("y", 70<<10) + "\n": "team.txt:1: a line longer than 64 KiB",
+		manyLines("lb => w%d\n", 40):               "team.txt:33: \"lb\" gathers more than 32 words over this line and the ones before (the first at line 1)",
 	} {
 		_, err := ParseSynonyms(strings.NewReader(text), "team.txt")
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", text, err, want)
 		}
 	}
+	// A comment after a full-width ＃ or an ideographic space, as a
+	// Chinese input method types them, is a comment; words that fold
+	// alike are kept as written.
+	s := parseTeam(t, "熔断, circuitbreaker　＃ 注释\n熔断 => 降级 ＃ 注释\na => b, B\n")
+	if got := teamAdds(s, "熔断"); got["熔断"] != "circuitbreaker|降级" {
+		t.Errorf("full-width comments: 熔断 -> %q", got["熔断"])
+	}
+	if got := teamAdds(s, "a"); got["a"] != "b|B" { // as written: the analyzer cuts HealthCheck, not healthcheck
+		t.Errorf("a => b, B: a -> %q", got["a"])
+	}
+
 	// An empty file, or one of comments only, is no error and adds nothing.
-	s := parseTeam(t, "# nothing yet\n")
+	s = parseTeam(t, "# nothing yet\n")
 	if s.Len() != 0 || s.Expand("熔断") != nil {
 		t.Errorf("comments only: %d keys", s.Len())
 	}
@@ -123,4 +166,13 @@ func TestSynonymsErrors(t *testing.T) {
 	if none.Expand("熔断") != nil || none.Len() != 0 {
 		t.Error("a nil Synonyms adds words")
 	}
+}
+
+// manyLines is format filled with 0..n-1, one after another.
+func manyLines(format string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, format, i)
+	}
+	return b.String()
 }

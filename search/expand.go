@@ -38,7 +38,7 @@ var conceptWeight = map[string]float64{
 	// related names (北极星, polaris, polarismesh). With a file of 245
 	// entries written from polaris's code (testdata/synonyms), MRR@10
 	// polaris-dev / polaris-more: none .677 / .627; 0.4 .683 / .647;
-	// 0.5 .686 / .658; 0.6 .683 / .644; 0.8 .662 / .632; 1.0 .640 /
+	// 0.5 .685 / .658; 0.6 .683 / .644; 0.8 .662 / .632; 1.0 .640 /
 	// .633 (Hit@10 .900 / .829 without, .950 / .886-.914 with, at every
 	// weight). At 0.5, 7 of the 55 questions move up and one down (1st
 	// -> 5th: 下线's isolate and DeregisterInstance outweigh its event).

@@ -72,7 +72,7 @@ var Table = []Setting{
 		Doc: "the team's own words (product names, jargon: 回滚, 扩缩容), one a line, optionally followed by a frequency; the index and searches cut Chinese text with them as whole words, their pieces still matching. Changing the file or the key re-indexes every file on the next `git kb index`",
 		set: stringInto(func(s *Settings) *string { return &s.Dict })},
 	{Key: "kb.synonyms", Type: "string", Accepted: "a file path, relative to the top of the working tree or absolute",
-		Doc: "the team's own synonyms, in Solr's format (`熔断, circuitbreaker` equivalent; `挂了 => 不健康` one way): a question holding one word also looks for the others, as much as for its own words. Read at search time: no re-index",
+		Doc: "the team's own synonyms, in Solr's format (`熔断, circuitbreaker` equivalent; `挂了 => 不健康` one way): a question holding one word also looks for the others, at half its own words' weight. Read at search time: no re-index",
 		set: stringInto(func(s *Settings) *string { return &s.Synonyms })},
 	{Key: "kb.vocab.learn", Type: "bool", Default: "false", Accepted: "true or false",
 		Doc: "learn the repository's own words (frequent, cohesive Chinese strings the built-in dictionary lacks) when a full index is built, and cut documents and queries with them; off by default: it did not pay on the dev sets (README, \"Your team's words\")",

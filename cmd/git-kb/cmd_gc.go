@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/git-kb/git-kb/gitx"
 	"github.com/git-kb/git-kb/hooks"
 	"github.com/git-kb/git-kb/index"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/settings"
 	"github.com/git-kb/git-kb/share"
 	"github.com/urfave/cli/v2"
@@ -358,24 +361,32 @@ func rebuild(ctx context.Context, e env, repo *gitx.Repo, cfg *engine.EmbedConfi
 }
 
 // synonymsCheck is doctor's line on kb.synonyms (none when unset): a file
-// that does not parse fails every search, so it is an error here.
+// that does not parse fails every search, so it is an error here; a
+// missing or empty one is searched without, a warning.
 func synonymsCheck(ctx context.Context, e env, repo *gitx.Repo) []index.Check {
 	set, err := settings.Load(ctx, repo, e.getenv)
 	if err != nil || set.Synonyms == "" {
 		return nil // a refused setting is reported by the commands that use it
 	}
-	const fix = "fix the file (format: git kb search --help), or unset it: git config --unset kb.synonyms"
+	check := func(status, detail, fix string) []index.Check {
+		return []index.Check{{Name: "synonyms", Status: status, Detail: detail, Fix: fix}}
+	}
 	p, err := engine.SynonymsPath(repo, set)
 	if err != nil {
-		return []index.Check{{Name: "synonyms", Status: "error", Detail: err.Error(), Fix: fix}}
+		return check("error", err.Error(), "git config kb.synonyms PATH (inside the working tree, or absolute)")
 	}
 	syn, err := engine.ReadSynonyms(p)
-	if err != nil {
-		return []index.Check{{Name: "synonyms", Status: "error", Detail: "kb.synonyms: " + err.Error(), Fix: fix}}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return check("warn", "kb.synonyms: "+p+" does not exist: searches run without the team's synonyms", "create it, or: git config --unset kb.synonyms")
+	case err != nil:
+		return check("error", secrets.NewPolicy(set.SecretsAllow).RedactText("", "kb.synonyms: "+err.Error()), "fix the file (format: git kb search --help), or: git config --unset kb.synonyms")
+	case syn.Len() == 0:
+		return check("warn", "kb.synonyms: "+p+" has no entries", "add lines like: 熔断, circuitbreaker")
 	}
 	keys := "keys"
 	if syn.Len() == 1 {
 		keys = "key"
 	}
-	return []index.Check{{Name: "synonyms", Status: "ok", Detail: fmt.Sprintf("%d %s from %s (kb.synonyms)", syn.Len(), keys, p)}}
+	return check("ok", fmt.Sprintf("%d %s from %s (kb.synonyms)", syn.Len(), keys, p), "")
 }

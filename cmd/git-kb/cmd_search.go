@@ -98,16 +98,18 @@ Your team's synonyms. Chinese and English words are expanded into each
 other from built-in tables (-v shows it; --no-expand, kb.expand false
 turn it off). Your team's own words go in a file, in the synonym format
 of Solr and Elasticsearch, one entry a line:
-  # our words
-  熔断, circuitbreaker, circuit breaker    # equivalent: each finds the others
-  挂了, 掉线 => 不健康, unhealthy           # one way: the left finds the right
-  git config kb.synonyms docs/synonyms.txt  # from the top of the working tree
-A question holding a word also looks for its synonyms, as much as for
-its own words. The file is read at each search: no re-index; an edit
-counts at once. --synonyms FILE tries another file in its place (git kb
-eval --compare 'lexical --no-synonyms;lexical --synonyms new.txt' Q.jsonl
-measures it), --no-synonyms leaves it out. A line that does not parse
-stops the search with FILE:LINE; git kb doctor checks the file.
+      # our words
+      熔断, circuitbreaker, circuit breaker   # equivalent: each finds the others
+      挂了, 掉线 => 不健康, unhealthy          # one way: the left finds the right
+then name it (a path from the top of the working tree, or absolute):
+  git config kb.synonyms docs/synonyms.txt
+A question holding a word also looks for its synonyms, at half the
+weight of its own words. The file is read at each search: no re-index;
+an edit counts at once. --synonyms FILE (a path from the current
+directory) tries another file in its place (git kb eval --compare
+'lexical --no-synonyms;lexical --synonyms new.txt' Q.jsonl measures it),
+--no-synonyms leaves it out. A line that does not parse stops the search
+with FILE:LINE; a missing file is a notice; git kb doctor checks it.
 
 Uncommitted work. --worktree searches HEAD with the working tree on top:
 modified, added and untracked (not ignored) files are read from disk and
@@ -527,7 +529,17 @@ func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
 	if err != nil {
 		return err
 	}
-	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion, Alpha: alpha, Explain: c.Bool("explain")})
+	if c.Bool("no-synonyms") && c.String("synonyms") != "" {
+		return usagef("--synonyms and --no-synonyms contradict each other: keep one")
+	}
+	var syn *expand.Synonyms
+	if p := c.String("synonyms"); p != "" {
+		if syn, err = flagSynonyms(p); err != nil {
+			return err
+		}
+	}
+	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion, Alpha: alpha, Explain: c.Bool("explain"),
+		NoExpand: c.Bool("no-expand"), NoSynonyms: c.Bool("no-synonyms"), Synonyms: syn})
 	if err != nil {
 		return err
 	}

@@ -120,8 +120,28 @@ func EnableCanary(percent int) error {
 	if out, _, code := kb(t, dir, "doctor"); code == 0 || !strings.Contains(out, "ERROR synonyms") || !strings.Contains(out, "team-synonyms.txt:2:") {
 		t.Errorf("doctor on a bad file: exit %d\n%s", code, out)
 	}
+
+	// A missing file (a branch from before it was committed) is a
+	// notice: the search goes on without it, and doctor warns.
 	gittest.Git(t, dir, "config", "kb.synonyms", "gone.txt")
-	if _, errs, code := kb(t, dir, "search", "小黄鸭"); code != 1 || !strings.Contains(errs, "git config --unset kb.synonyms") {
+	if _, errs, code := kb(t, dir, "search", "小黄鸭"); code != 0 || !strings.Contains(errs, "gone.txt does not exist") {
 		t.Errorf("missing file: exit %d, %s", code, errs)
+	}
+	if out, _, _ := kb(t, dir, "doctor"); !strings.Contains(out, "WARN  synonyms") {
+		t.Errorf("doctor on a missing file:\n%s", out)
+	}
+
+	// A relative path that a symlink leads out of the working tree is
+	// refused, and what it reads is never quoted.
+	outside := filepath.Join(t.TempDir(), "fake.env")
+	if err := os.WriteFile(outside, []byte("DB_PASSWORD=hunter2-very-secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, dir, "config", "kb.synonyms", "link.txt")
+	if _, errs, code := kb(t, dir, "search", "小黄鸭"); code != 1 || !strings.Contains(errs, "leads outside the working tree") || strings.Contains(errs, "hunter2") {
+		t.Errorf("symlink out of the working tree: exit %d, %s", code, errs)
 	}
 }
