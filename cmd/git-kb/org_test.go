@@ -68,6 +68,27 @@ func TestOrgCommands(t *testing.T) {
 		t.Errorf("search --org text: %s", out)
 	}
 
+	// The team's synonyms count in what --org asks: a word only the
+	// team's file knows finds the published runbook, and --no-synonyms
+	// and --no-expand leave it out.
+	syn := filepath.Join(t.TempDir(), "syn.txt")
+	if err := os.WriteFile(syn, []byte("zqxback => 回滚\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := searchJSON(t, dir, "--org", "--synonyms", syn, "zqxback"); len(r.Results) == 0 || r.Results[0].Repo != "team/runbooks" {
+		t.Errorf("search --org --synonyms: %+v", r.Results)
+	}
+	gittest.Git(t, dir, "config", "kb.synonyms", syn)
+	if r := searchJSON(t, dir, "--org", "zqxback"); len(r.Results) == 0 {
+		t.Errorf("search --org with kb.synonyms: no results")
+	}
+	for _, off := range []string{"--no-synonyms", "--no-expand"} {
+		if r := searchJSON(t, dir, "--org", off, "zqxback"); len(r.Results) != 0 {
+			t.Errorf("search --org %s: %+v", off, r.Results)
+		}
+	}
+	gittest.Git(t, dir, "config", "--unset", "kb.synonyms")
+
 	// MCP: hybrid_search org: true answers as search --org, takes mode
 	// (no embedder here: lexical, said so) and min_score as for this
 	// repository (min_score was left out for org).
