@@ -143,20 +143,11 @@ func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 			if len(lw) == 0 || len(rw) == 0 {
 				return nil, fmt.Errorf("%s:%d: both sides of => need a word (挂了 => 不健康)", name, n)
 			}
-			if !slices.ContainsFunc(rw, func(w teamWord) bool {
-				return !slices.ContainsFunc(lw, func(l teamWord) bool { return l.fold == w.fold })
-			}) {
-				return nil, fmt.Errorf("%s:%d: the right of => says only what the left does (case and separators do not count)", name, n)
-			}
-		} else if folds(lw) < 2 {
-			what := "nothing"
-			if len(lw) == 1 {
-				what = quote(lw[0].text) + " alone"
-			} else if len(lw) > 1 {
-				what = quote(lw[0].text) + " twice (case and separators do not count)"
-			}
-			return nil, fmt.Errorf("%s:%d: %s: list its synonyms after it, separated by commas (熔断, circuitbreaker), or say what it finds with => (挂了 => 不健康)", name, n, what)
+		} else if len(lw) < 2 {
+			return nil, fmt.Errorf("%s:%d: %s alone: list its synonyms after it, separated by commas (熔断, circuitbreaker), or say what it finds with => (挂了 => 不健康)", name, n, quote(lw[0].text))
 		}
+		// Spellings of one word (TiDB Lightning, tidb-lightning) add
+		// nothing to each other: a key never adds what folds as it does.
 		for _, w := range lw {
 			if err := add(n, w, rw); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", name, n, err)
@@ -184,17 +175,6 @@ func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 		slices.SortStableFunc(ks, func(a, b teamKey) int { return b.runes - a.runes })
 	}
 	return s, nil
-}
-
-// folds counts the distinct folded forms of ws.
-func folds(ws []teamWord) int {
-	n := 0
-	for i, w := range ws {
-		if !slices.ContainsFunc(ws[:i], func(o teamWord) bool { return o.fold == w.fold }) {
-			n++
-		}
-	}
-	return n
 }
 
 // commentAt is where a comment starts in line (-1: none): a # that

@@ -123,21 +123,19 @@ func TestSynonymsMatching(t *testing.T) {
 
 func TestSynonymsErrors(t *testing.T) {
 	for text, want := range map[string]string{
-		"# ok\n熔断\n":                           `team.txt:2: "熔断" alone`,
-		"熔断 =>\n":                              "team.txt:1: both sides of => need a word",
-		"=> 熔断\n":                              "team.txt:1: both sides of => need a word",
-		"a => b => c\n":                        "team.txt:1: more than one =>",
-		"库, 数据库\n":                             `team.txt:1: "库" is one Chinese character`,
-		"熔断,, circuitbreaker\n":                "team.txt:1: an empty word between commas",
-		"a, b, c, d, e, f, g, h, i\n":          "team.txt:1: 9 words on one side (at most 8)",
-		"ok, fine\n\xff\xfe => x\n":            "team.txt:2: not UTF-8 text",
-		"--, ..\n":                             `team.txt:1: "--" has no letter, digit or Chinese character`,
-		"++, #\n":                              `team.txt:1: "++" has no letter, digit or Chinese character`,
-		"Polaris, polaris\n":                   `team.txt:1: "Polaris" twice`,
-		"a => A\n":                             "team.txt:1: the right of => says only what the left does",
-		"a\\,b, c\n":                           "team.txt:1: a backslash",
-		"l\x00b, x\n":                          "team.txt:1: not UTF-8 text",
-		"x, " + strings.Repeat("长", 65) + "\n": "is longer than 64 characters",
+		"# ok\n熔断\n":                               `team.txt:2: "熔断" alone`,
+		"熔断 =>\n":                                  "team.txt:1: both sides of => need a word",
+		"=> 熔断\n":                                  "team.txt:1: both sides of => need a word",
+		"a => b => c\n":                            "team.txt:1: more than one =>",
+		"库, 数据库\n":                                 `team.txt:1: "库" is one Chinese character`,
+		"熔断,, circuitbreaker\n":                    "team.txt:1: an empty word between commas",
+		"a, b, c, d, e, f, g, h, i\n":              "team.txt:1: 9 words on one side (at most 8)",
+		"ok, fine\n\xff\xfe => x\n":                "team.txt:2: not UTF-8 text",
+		"--, ..\n":                                 `team.txt:1: "--" has no letter, digit or Chinese character`,
+		"++, #\n":                                  `team.txt:1: "++" has no letter, digit or Chinese character`,
+		"a\\,b, c\n":                               "team.txt:1: a backslash",
+		"l\x00b, x\n":                              "team.txt:1: not UTF-8 text",
+		"x, " + strings.Repeat("长", 65) + "\n":     "is longer than 64 characters",
 		"x, " + strings.Repeat("y", 70<<10) + "\n": "team.txt:1: a line longer than 64 KiB",
 		manyLines("lb => w%d\n", 40):               "team.txt:33: \"lb\" gathers more than 32 words over this line and the ones before (the first at line 1)",
 	} {
@@ -155,6 +153,15 @@ func TestSynonymsErrors(t *testing.T) {
 	}
 	if got := teamAdds(s, "a"); got["a"] != "b|B" { // as written: the analyzer cuts HealthCheck, not healthcheck
 		t.Errorf("a => b, B: a -> %q", got["a"])
+	}
+
+	// Spellings of one word add nothing to each other, and are no error.
+	s = parseTeam(t, "TiDB Lightning, tidb-lightning\na => A\nTiDB Lightning, lightning\n")
+	if got := teamAdds(s, "tidb-lightning 导入"); got["TiDB Lightning"] != "lightning" || len(got) != 1 {
+		t.Errorf("spellings of one word: %v", got)
+	}
+	if got := teamAdds(s, "a"); len(got) != 0 {
+		t.Errorf("a => A: %v", got)
 	}
 
 	// An empty file, or one of comments only, is no error and adds nothing.
