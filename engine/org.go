@@ -670,12 +670,11 @@ func (k *Engine) newOrgSearch(r OrgSearchRequest) (*orgSearch, error) {
 	s.f.PathLike, s.f.NotPathLike = likePatterns(q.Paths), likePatterns(q.NotPaths)
 	s.f.Langs, s.f.NotLangs, s.f.Tags, s.f.Owners = q.Langs, q.NotLangs, q.Tags, q.Owners
 	s.req = search.Request{Query: s.raw, Parsed: q, K: r.K, PerFile: r.PerFile, Mode: search.ModeLexical, Fusion: r.Fusion, Explain: r.Explain,
-		StaleAfter: k.Settings.StaleAfter, NoPriors: !k.Settings.Priors, NoExpand: r.NoExpand || !k.Settings.Expand, Synonyms: r.Synonyms}
-	if !s.req.NoExpand && !r.NoSynonyms && s.req.Synonyms == nil {
-		// This repository's team words count in what it asks of the org.
-		if s.req.Synonyms, err = k.Synonyms(); err != nil {
-			return nil, err
-		}
+		StaleAfter: k.Settings.StaleAfter, NoPriors: !k.Settings.Priors, NoExpand: r.NoExpand || !k.Settings.Expand,
+		Synonyms: r.Synonyms, NoSynonyms: r.NoSynonyms}
+	// This repository's team words count in what it asks of the org.
+	if err := fillSynonyms(&s.req, k.Synonyms); err != nil {
+		return nil, err
 	}
 	if s.req.Fusion == OrgFusionWeaviate {
 		s.req.Fusion = search.FusionRRF

@@ -13,6 +13,8 @@ import (
 
 	"github.com/git-kb/git-kb/expand"
 	"github.com/git-kb/git-kb/gitx"
+	"github.com/git-kb/git-kb/search"
+	"github.com/git-kb/git-kb/secrets"
 	"github.com/git-kb/git-kb/settings"
 )
 
@@ -34,68 +36,93 @@ type synonymsCache struct {
 // the words its team expects. A file that does not exist (a branch from
 // before it was committed) is a notice, and the search goes on without.
 func (k *Engine) Synonyms() (*expand.Synonyms, error) {
-	p, err := SynonymsPath(k.Repo, k.Settings)
-	if p == "" || err != nil {
+	f, err := SynonymsFileOf(k.Repo, k.Settings)
+	if f.Path == "" || err != nil {
 		return nil, err
 	}
-	syn, err := k.synonyms.load(p)
+	syn, err := k.synonyms.load(f)
 	if errors.Is(err, fs.ErrNotExist) {
-		k.opt.note("kb.synonyms: %s does not exist (not in this checkout?); searching without the team's synonyms", p)
+		k.opt.note("kb.synonyms: %s does not exist (not in this checkout?); searching without the team's synonyms", f.Path)
 		return nil, nil
 	}
-	if err != nil {
-		// The message quotes a few words of the file: redacted, as
-		// anything read from the repository that may leave the terminal.
-		return nil, errors.New(k.Secrets.RedactText("", "kb.synonyms: "+err.Error()))
-	}
-	return syn, nil
+	return syn, synonymsError(k.Secrets, err)
 }
 
-// SynonymsPath is the file kb.synonyms names ("" when unset): a relative
-// path is from the top of the working tree, and must stay inside it
-// (a committed symlink cannot make searches read ~/.aws/credentials).
-func SynonymsPath(repo *gitx.Repo, set *settings.Settings) (string, error) {
+// fillSynonyms gives req the team's synonyms that load reads
+// (kb.synonyms) where req brings none and leaves expansion on.
+func fillSynonyms(req *search.Request, load func() (*expand.Synonyms, error)) error {
+	if req.NoExpand || req.NoSynonyms || req.Synonyms != nil || load == nil {
+		return nil
+	}
+	syn, err := load()
+	req.Synonyms = syn
+	return err
+}
+
+// synonymsError names kb.synonyms in an error reading its file, redacted:
+// the message quotes a few words of the file, and may leave the terminal
+// (an MCP client) like anything read from the repository.
+func synonymsError(pol *secrets.Policy, err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(pol.RedactText("", "kb.synonyms: "+err.Error()))
+}
+
+// SynonymsFile is a synonyms file to read: its path, and the directory
+// it must resolve inside (the working tree, for a relative kb.synonyms:
+// a committed symlink cannot make searches read ~/.aws/credentials).
+type SynonymsFile struct {
+	Path, Within string
+}
+
+// SynonymsFileOf is the file kb.synonyms names (Path "" when unset); a
+// relative path is from the top of the working tree.
+func SynonymsFileOf(repo *gitx.Repo, set *settings.Settings) (SynonymsFile, error) {
 	p := set.Synonyms
 	if p == "" || filepath.IsAbs(p) {
-		return p, nil
+		return SynonymsFile{Path: p}, nil
 	}
 	if repo.WorkTree == "" {
-		return "", fmt.Errorf("kb.synonyms %q: a relative path needs a working tree (this repository is bare): give an absolute path", p)
+		return SynonymsFile{}, fmt.Errorf("kb.synonyms %q: a relative path needs a working tree (this repository is bare): give an absolute path", p)
 	}
-	full := filepath.Join(repo.WorkTree, p)
-	real, err := filepath.EvalSymlinks(full)
-	if err != nil {
-		return full, nil // missing: Synonyms says so
-	}
-	top, err := filepath.EvalSymlinks(repo.WorkTree)
-	if err != nil {
-		return "", err
-	}
-	if rel, err := filepath.Rel(top, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("kb.synonyms %q leads outside the working tree (to %s): give an absolute path to use a file outside it", p, real)
-	}
-	return full, nil
+	return SynonymsFile{Path: filepath.Join(repo.WorkTree, p), Within: repo.WorkTree}, nil
 }
 
-// load parses the file at p unless the cache holds its current version.
-func (c *synonymsCache) load(p string) (*expand.Synonyms, error) {
-	fi, err := statSynonyms(p)
+// CheckSynonyms reads kb.synonyms as a search would, for git kb doctor:
+// the file (Path "" when unset), its keys, and the error a search would
+// meet (fs.ErrNotExist for a missing file, which a search goes on
+// without; anything else redacted under pol).
+func CheckSynonyms(repo *gitx.Repo, set *settings.Settings, pol *secrets.Policy) (f SynonymsFile, keys int, err error) {
+	if f, err = SynonymsFileOf(repo, set); f.Path == "" || err != nil {
+		return f, 0, err
+	}
+	syn, err := f.Read()
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, 0, err
+	}
+	return f, syn.Len(), synonymsError(pol, err)
+}
+
+// load parses f unless the cache holds its current version.
+func (c *synonymsCache) load(f SynonymsFile) (*expand.Synonyms, error) {
+	fi, err := statSynonyms(f.Path)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.syn != nil && c.path == p && c.mod.Equal(fi.ModTime()) && c.size == fi.Size() {
+	if c.syn != nil && c.path == f.Path && c.mod.Equal(fi.ModTime()) && c.size == fi.Size() {
 		syn := c.syn
 		c.mu.Unlock()
 		return syn, nil
 	}
 	c.mu.Unlock()
-	syn, err := ReadSynonyms(p)
+	syn, err := f.parse()
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.path, c.mod, c.size, c.syn = p, fi.ModTime(), fi.Size(), syn
+	c.path, c.mod, c.size, c.syn = f.Path, fi.ModTime(), fi.Size(), syn
 	c.mu.Unlock()
 	return syn, nil
 }
@@ -118,17 +145,43 @@ func statSynonyms(p string) (fs.FileInfo, error) {
 	return fi, nil
 }
 
-// ReadSynonyms parses the synonyms file at p (expand.ParseSynonyms);
-// errors name it as p:LINE. Only a regular file is read, at most
+// Read parses the file (expand.ParseSynonyms); errors name it as
+// PATH:LINE. Only a regular file is read, at most
 // expand.MaxTeamFileSize of it.
-func ReadSynonyms(p string) (*expand.Synonyms, error) {
-	if _, err := statSynonyms(p); err != nil {
+func (f SynonymsFile) Read() (*expand.Synonyms, error) {
+	if _, err := statSynonyms(f.Path); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
+	return f.parse()
+}
+
+// parse reads the file statSynonyms has passed.
+func (f SynonymsFile) parse() (*expand.Synonyms, error) {
+	if f.Within != "" {
+		if err := resolvesWithin(f.Path, f.Within); err != nil {
+			return nil, err
+		}
+	}
+	r, err := os.Open(f.Path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return expand.ParseSynonyms(io.LimitReader(f, expand.MaxTeamFileSize+1), p)
+	defer r.Close()
+	return expand.ParseSynonyms(io.LimitReader(r, expand.MaxTeamFileSize+1), f.Path)
+}
+
+// resolvesWithin checks that p, symlinks resolved, is inside dir.
+func resolvesWithin(p, dir string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return err
+	}
+	top, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(top, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s leads outside the working tree (to %s): give kb.synonyms an absolute path to use a file outside it", p, real)
+	}
+	return nil
 }

@@ -24,7 +24,7 @@ func TestSynonymsCache(t *testing.T) {
 	t0 := time.Now().Add(-time.Hour)
 	write("熔断, circuitbreaker\n", t0)
 	var c synonymsCache
-	first, err := c.load(p)
+	first, err := c.load(SynonymsFile{Path: p})
 	if err != nil || first.Len() != 2 {
 		t.Fatalf("load: %v, %d keys", err, first.Len())
 	}
@@ -33,18 +33,18 @@ func TestSynonymsCache(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if s, err := c.load(p); err != nil || s != first {
+			if s, err := c.load(SynonymsFile{Path: p}); err != nil || s != first {
 				t.Errorf("unchanged file: %v, parsed again: %v", err, s != first)
 			}
 		}()
 	}
 	wg.Wait()
 	write("熔断, circuitbreaker, breaker\n", t0.Add(time.Minute))
-	if s, err := c.load(p); err != nil || s == first || s.Len() != 3 {
+	if s, err := c.load(SynonymsFile{Path: p}); err != nil || s == first || s.Len() != 3 {
 		t.Fatalf("edited file: %v, %d keys, same as before: %v", err, s.Len(), s == first)
 	}
 	write("熔断\n", t0.Add(2*time.Minute))
-	if _, err := c.load(p); err == nil {
+	if _, err := c.load(SynonymsFile{Path: p}); err == nil {
 		t.Error("a broken edit is not an error")
 	}
 }

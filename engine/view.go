@@ -50,12 +50,8 @@ func (v *View) Search(ctx context.Context, req search.Request) (*search.Response
 	}
 	req.NoPriors = req.NoPriors || v.noPriors
 	req.NoExpand = req.NoExpand || v.noExpand
-	if !req.NoExpand && !req.NoSynonyms && req.Synonyms == nil && v.synonyms != nil {
-		syn, err := v.synonyms()
-		if err != nil {
-			return nil, err
-		}
-		req.Synonyms = syn
+	if err := fillSynonyms(&req, v.synonyms); err != nil {
+		return nil, err
 	}
 	resp, err := v.Searcher.Search(ctx, req)
 	if resp != nil {

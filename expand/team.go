@@ -58,7 +58,6 @@ type Synonyms struct {
 
 type teamKey struct {
 	key   string   // folded (foldTeam)
-	runes int      // its length in runes
 	from  string   // as written in the file, normalised
 	to    []string // the words it adds, normalised
 	latin bool     // whether the key ends in a letter or digit that needs a word boundary
@@ -167,12 +166,14 @@ func ParseSynonyms(r io.Reader, name string) (*Synonyms, error) {
 		}
 		first, _ := utf8.DecodeRuneInString(e.fold)
 		last, _ := utf8.DecodeLastRuneInString(e.fold)
-		s.byFirst[first] = append(s.byFirst[first], teamKey{key: e.fold, runes: utf8.RuneCountInString(e.fold),
+		s.byFirst[first] = append(s.byFirst[first], teamKey{key: e.fold,
 			from: e.from, to: e.to, latin: needsBoundary(last)})
 		s.n++
 	}
 	for _, ks := range s.byFirst {
-		slices.SortStableFunc(ks, func(a, b teamKey) int { return b.runes - a.runes })
+		// Two keys that match at one place are a prefix of one another,
+		// so the longer in bytes is the longer in characters.
+		slices.SortStableFunc(ks, func(a, b teamKey) int { return len(b.key) - len(a.key) })
 	}
 	return s, nil
 }

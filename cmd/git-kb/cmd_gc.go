@@ -371,22 +371,16 @@ func synonymsCheck(ctx context.Context, e env, repo *gitx.Repo) []index.Check {
 	check := func(status, detail, fix string) []index.Check {
 		return []index.Check{{Name: "synonyms", Status: status, Detail: detail, Fix: fix}}
 	}
-	p, err := engine.SynonymsPath(repo, set)
-	if err != nil {
-		return check("error", err.Error(), "git config kb.synonyms PATH (inside the working tree, or absolute)")
-	}
-	syn, err := engine.ReadSynonyms(p)
+	f, keys, err := engine.CheckSynonyms(repo, set, secrets.NewPolicy(set.SecretsAllow))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return check("warn", "kb.synonyms: "+p+" does not exist: searches run without the team's synonyms", "create it, or: git config --unset kb.synonyms")
+		return check("warn", "kb.synonyms: "+f.Path+" does not exist: searches run without the team's synonyms", "create it, or: git config --unset kb.synonyms")
 	case err != nil:
-		return check("error", secrets.NewPolicy(set.SecretsAllow).RedactText("", "kb.synonyms: "+err.Error()), "fix the file (format: git kb search --help), or: git config --unset kb.synonyms")
-	case syn.Len() == 0:
-		return check("warn", "kb.synonyms: "+p+" has no entries", "add lines like: 熔断, circuitbreaker")
+		return check("error", err.Error(), "fix the file or the key (format: git kb search --help), or: git config --unset kb.synonyms")
+	case keys == 0:
+		return check("warn", "kb.synonyms: "+f.Path+" has no entries", "add lines like: 熔断, circuitbreaker")
+	case keys == 1:
+		return check("ok", "1 key from "+f.Path+" (kb.synonyms)", "")
 	}
-	keys := "keys"
-	if syn.Len() == 1 {
-		keys = "key"
-	}
-	return check("ok", fmt.Sprintf("%d %s from %s (kb.synonyms)", syn.Len(), keys, p), "")
+	return check("ok", fmt.Sprintf("%d keys from %s (kb.synonyms)", keys, f.Path), "")
 }

@@ -306,21 +306,14 @@ func searchRequest(c *cli.Context, query string) (search.Request, error) {
 			req.Levers[name] = l[0] == '+'
 		}
 	}
-	if c.Bool("no-synonyms") && c.String("synonyms") != "" {
-		return search.Request{}, usagef("--synonyms and --no-synonyms contradict each other: keep one")
-	}
-	req.NoSynonyms = c.Bool("no-synonyms")
-	if p := c.String("synonyms"); p != "" {
-		var err error
-		if req.Synonyms, err = flagSynonyms(p); err != nil {
-			return search.Request{}, err
-		}
+	var err error
+	if req.Synonyms, req.NoSynonyms, err = synonymsFlags(c); err != nil {
+		return search.Request{}, err
 	}
 	if err := search.CheckQueryLength(query); err != nil {
 		return search.Request{}, usageError{err.Error()}
 	}
 	if !c.Bool("literal") {
-		var err error
 		if req.Parsed, err = search.ParseQuery(query); err != nil {
 			return search.Request{}, usageError{err.Error()}
 		}
@@ -529,17 +522,12 @@ func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("no-synonyms") && c.String("synonyms") != "" {
-		return usagef("--synonyms and --no-synonyms contradict each other: keep one")
-	}
-	var syn *expand.Synonyms
-	if p := c.String("synonyms"); p != "" {
-		if syn, err = flagSynonyms(p); err != nil {
-			return err
-		}
+	syn, noSyn, err := synonymsFlags(c)
+	if err != nil {
+		return err
 	}
 	resp, err := kb.OrgSearch(c.Context, engine.OrgSearchRequest{Query: query, K: c.Int("n"), PerFile: c.Int("per-file"), Mode: mode, Fusion: fusion, Alpha: alpha, Explain: c.Bool("explain"),
-		NoExpand: c.Bool("no-expand"), NoSynonyms: c.Bool("no-synonyms"), Synonyms: syn})
+		NoExpand: c.Bool("no-expand"), NoSynonyms: noSyn, Synonyms: syn})
 	if err != nil {
 		return err
 	}
@@ -578,6 +566,20 @@ func orgSearch(c *cli.Context, e env, repo *gitx.Repo, query string) error {
 	return nil
 }
 
+// synonymsFlags reads --synonyms and --no-synonyms: the file's synonyms
+// (nil: none given), and whether to leave out kb.synonyms'.
+func synonymsFlags(c *cli.Context) (*expand.Synonyms, bool, error) {
+	p, no := c.String("synonyms"), c.Bool("no-synonyms")
+	if p == "" {
+		return nil, no, nil
+	}
+	if no {
+		return nil, false, usagef("--synonyms and --no-synonyms contradict each other: keep one")
+	}
+	syn, err := flagSynonyms(p)
+	return syn, false, err
+}
+
 // flagSynonyms parses the --synonyms file once per process: eval builds a
 // request for every question.
 var flagSynonyms = func() func(string) (*expand.Synonyms, error) {
@@ -589,7 +591,7 @@ var flagSynonyms = func() func(string) (*expand.Synonyms, error) {
 		if s, ok := parsed[p]; ok {
 			return s, nil
 		}
-		s, err := engine.ReadSynonyms(p)
+		s, err := engine.SynonymsFile{Path: p}.Read()
 		if err != nil {
 			return nil, fmt.Errorf("--synonyms: %w", err)
 		}
